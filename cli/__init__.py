@@ -1,0 +1,1 @@
+"""The ``palace`` command line (click). Commands only: no game logic lives here."""

@@ -1,0 +1,33 @@
+"""Build wiring: the Cython core in ext/ becomes palace_solver._engine, and cli/ is
+installed as palace_solver.cli so that no top-level module named ``cli`` is installed.
+
+PALACE_DEBUG=1 compiles with bounds checks and assertions on, for test runs that hunt bugs.
+"""
+import os
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+debug = os.environ.get("PALACE_DEBUG") == "1"
+directives = {
+    "language_level": 3,
+    "boundscheck": debug,
+    "wraparound": debug,
+    "cdivision": not debug,
+    "initializedcheck": debug,
+}
+extensions = [
+    Extension(
+        "palace_solver._engine",
+        ["ext/_engine.pyx"],
+        extra_compile_args=["-O3"] if not debug else ["-O0", "-g"],
+    ),
+]
+
+setup(
+    packages=["palace_solver", "palace_solver.cli"],
+    package_dir={"palace_solver": "palace_solver", "palace_solver.cli": "cli"},
+    ext_modules=cythonize(extensions, compiler_directives=directives,
+                          include_path=["ext"]),
+    zip_safe=False,
+)
