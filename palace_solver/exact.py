@@ -1,0 +1,308 @@
+"""Exact values of exact-mode positions: the readable reference solver.
+
+Why layers. Voluntary pickups make the game graph cyclic, so plain depth-first
+expectiminimax never ends and a table mixed with repetition checks gives path-dependent
+values. But four quantities only ever move one way: the face-down cards (flips), the
+face-up cards (they never come back: a pickup goes to the hand), the burned cards and the
+players out. Their sum ``progress = face_down + face_up - burned - out`` drops on every move
+that changes any of them and stays put on every other move. So positions with the same
+progress form a *layer*; every cycle lies inside one layer; every chance event (a flip)
+leaves its layer; and the layers can be solved one by one, from the lowest progress up,
+with each layer's exits already known.
+
+Inside a layer the game is deterministic with perfect information. With two players it is
+a zero-sum reachability game whose endless plays score 1/2 (RULES.md), solved exactly by
+two Dijkstra-like sweeps (see :func:`_solve_layer_2p`). With three or more players in the
+layer, values come from a documented deterministic fixed point (see
+:func:`_solve_layer_np`); once two players remain the game is in another layer, solved by
+the two-player method, as RULES.md requires.
+
+Values are exact :class:`fractions.Fraction` here; the compiled solver uses doubles and is
+checked against this one.
+"""
+from __future__ import annotations
+
+import heapq
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from .moves import Move
+from .state import State
+
+HALF = Fraction(1, 2)
+
+
+class NotExactError(ValueError):
+    """The position has hidden cards other than face-down ones: it needs sampling."""
+
+
+def progress(s: State) -> int:
+    """Decreases on every irreversible event, constant otherwise (see the module doc)."""
+    return (sum(s.face_down) + sum(sum(f) for f in s.face_up) - sum(s.burned)
+            - sum(s.out))
+
+
+def draw_value(s: State) -> list[Fraction]:
+    """Endless play: the players still in share the loss equally."""
+    act = s.active()
+    share = Fraction(1, len(act))
+    return [share if not s.out[p] else Fraction(0) for p in range(s.n)]
+
+
+def check_exact(s: State) -> None:
+    """:raises NotExactError: unless every hand is known and the draw pile is empty."""
+    if s.draw_pile:
+        raise NotExactError(f"not an exact-mode position: {s.draw_pile} cards in the draw pile")
+
+
+@dataclass
+class MoveValue:
+    move: Move
+    loss: list
+
+
+@dataclass
+class Analysis:
+    """What ``palace analyze`` reports (POSITION.md)."""
+
+    method: str
+    to_move: int
+    loss: list
+    moves: list[MoveValue]
+    stats: dict = field(default_factory=dict)
+    ci95: list | None = None
+    samples: int | None = None
+
+    @property
+    def best_move(self) -> Move | None:
+        return self.moves[0].move if self.moves else None
+
+    def to_json(self) -> dict:
+        out = {"method": self.method, "to_move": self.to_move,
+               "loss_probability": [float(x) for x in self.loss],
+               "best_move": str(self.best_move) if self.moves else None,
+               "moves": [{"move": str(m.move), "loss_probability": [float(x) for x in m.loss]}
+                         for m in self.moves]}
+        if self.ci95 is not None:
+            out["ci95"] = [[float(a), float(b)] for a, b in self.ci95]
+            out["samples"] = self.samples
+        out["stats"] = self.stats
+        return out
+
+
+def rank_moves(mover: int, moves: list[MoveValue]) -> list[MoveValue]:
+    """Best first for the mover: lowest own loss; ties keep the legal-move order."""
+    return sorted(moves, key=lambda m: m.loss[mover])
+
+
+class ExactSolver:
+    """Builds the whole graph reachable from a position and solves it layer by layer.
+
+    ``edges[u]`` lists, per legal move of node ``u``, the outcomes ``(prob, target)`` where
+    a target is a node id (int) or a terminal loss vector (tuple).
+    """
+
+    def __init__(self, root: State):
+        check_exact(root)
+        if root.is_chance() or root.is_terminal():
+            raise ValueError("the exact solver starts at a decision node")
+        self.root = root
+        self.n = root.n
+        self.ids: dict = {}
+        self.states: list[State] = []
+        self.moves: list[list[Move]] = []
+        self.edges: list[list[list]] = []
+        self.value: list = []
+
+    # -- graph ----------------------------------------------------------------------------
+    def _node(self, s: State, todo: list) -> int:
+        k = s.key()
+        u = self.ids.get(k)
+        if u is None:
+            u = self.ids[k] = len(self.states)
+            self.states.append(s)
+            todo.append(u)
+        return u
+
+    def _target(self, s: State, todo: list):
+        if s.is_terminal():
+            return tuple(s.result())
+        return self._node(s, todo)
+
+    def build(self) -> None:
+        todo: list[int] = []
+        self._node(self.root.clone(), todo)
+        while todo:
+            u = todo.pop()
+            s = self.states[u]
+            ms = s.legal_moves()
+            es = []
+            for m in ms:
+                c = s.clone()
+                c.apply(m)
+                if c.is_chance():
+                    outs = []
+                    for r, p in c.chance_outcomes():
+                        d = c.clone()
+                        d.apply(r)
+                        outs.append((p, self._target(d, todo)))
+                    es.append(outs)
+                else:
+                    es.append([(Fraction(1), self._target(c, todo))])
+            while len(self.moves) <= u:
+                self.moves.append([])
+                self.edges.append([])
+            self.moves[u], self.edges[u] = ms, es
+
+    # -- values ---------------------------------------------------------------------------
+    def _edge_value(self, edge) -> list:
+        total = [Fraction(0)] * self.n
+        for p, t in edge:
+            v = t if isinstance(t, tuple) else self.value[t]
+            for i in range(self.n):
+                total[i] += p * v[i]
+        return total
+
+    def solve(self) -> list:
+        t0 = time.perf_counter()
+        self.build()
+        self.value = [None] * len(self.states)
+        layers: dict[int, list[int]] = {}
+        for u, s in enumerate(self.states):
+            layers.setdefault(progress(s), []).append(u)
+        for lvl in sorted(layers):
+            nodes = layers[lvl]
+            if len(self.states[nodes[0]].active()) == 2:
+                _solve_layer_2p(self, nodes)
+            else:
+                _solve_layer_np(self, nodes)
+        self.seconds = time.perf_counter() - t0
+        self.layers = len(layers)
+        return self.value[0]
+
+    def analysis(self) -> Analysis:
+        if not self.value:
+            self.solve()
+        mover = self.root.to_move
+        mv = [MoveValue(m, self._edge_value(e)) for m, e in zip(self.moves[0], self.edges[0])]
+        return Analysis("exact", mover, self.value[0], rank_moves(mover, mv),
+                        {"nodes": len(self.states), "layers": self.layers,
+                         "seconds": round(self.seconds, 6), "engine": "python"})
+
+
+def _split_options(solver: ExactSolver, u: int, inside: set):
+    """A node's options: known values (exits, solved nodes) and unknown children."""
+    known, unknown = [], []
+    for e in solver.edges[u]:
+        if len(e) == 1 and not isinstance(e[0][1], tuple) and e[0][1] in inside:
+            unknown.append(e[0][1])
+        else:
+            known.append(solver._edge_value(e))
+    return known, unknown
+
+
+def _solve_layer_2p(solver: ExactSolver, nodes: list[int]) -> None:
+    """Zero-sum reachability game with endless play worth 1/2.
+
+    Let v be player 0's loss; player 0 minimises it, player 1 maximises it. First sweep:
+    values above 1/2, met from the highest down. A node of player 1 takes the first value
+    that reaches it (the best it can force); a node of player 0 only once all its options
+    are known and above 1/2 (then it takes their minimum). This is the attractor of player 1
+    to the exits of value >= t for every threshold t at once, computed like Dijkstra's
+    algorithm. Second sweep: the same for values below 1/2 with the roles swapped. A node
+    reached by neither sweep can be held to 1/2 by both players (each stays out of the
+    other's attractor), so endless play or exits worth 1/2 give it exactly 1/2.
+    """
+    inside = set(nodes)
+    for first, sign in ((1, 1), (0, -1)):
+        # score = sign * v: the sweep's first-resolver (player `first`) maximises it.
+        half = sign * HALF
+        heap: list = []
+        remaining: dict[int, int] = {}
+        worst: dict[int, Fraction] = {}
+        blocked: set[int] = set()
+        preds: dict[int, list[int]] = {}
+        todo = [u for u in nodes if u in inside]
+        for u in todo:
+            known, unknown = _split_options(solver, u, inside)
+            for c in unknown:
+                preds.setdefault(c, []).append(u)
+            scores = [sign * k[0] for k in known]
+            if solver.states[u].to_move == first:
+                good = [s for s in scores if s > half]
+                if good:
+                    heapq.heappush(heap, (-max(good), u))
+            else:
+                if any(s <= half for s in scores):
+                    blocked.add(u)
+                    continue
+                remaining[u] = len(unknown)
+                worst[u] = min(scores) if scores else None
+                if not unknown:
+                    heapq.heappush(heap, (-worst[u], u))
+        done: set[int] = set()
+        while heap:
+            negs, u = heapq.heappop(heap)
+            if u in done:
+                continue
+            done.add(u)
+            s = -negs
+            v = sign * s
+            solver.value[u] = [v, 1 - v]
+            for p in preds.get(u, ()):
+                if p in done or p in blocked:
+                    continue
+                if solver.states[p].to_move == first:
+                    heapq.heappush(heap, (-s, p))
+                else:
+                    remaining[p] -= 1
+                    w = worst[p]
+                    worst[p] = s if w is None or s < w else w
+                    if remaining[p] == 0:
+                        heapq.heappush(heap, (-worst[p], p))
+        inside -= done
+    for u in inside:
+        solver.value[u] = [HALF, HALF]
+
+
+def _solve_layer_np(solver: ExactSolver, nodes: list[int], max_sweeps: int = 1000) -> None:
+    """Three or more players in the layer: a deterministic fixed point.
+
+    Start every node of the layer at the draw value (the players still in share the loss)
+    and sweep the nodes in a fixed order, each mover taking the option with its lowest own
+    loss (ties: the first option in legal-move order), until nothing changes or
+    ``max_sweeps`` sweeps have run. Within a layer every option is a copy of another node's
+    value or of an exit, so the values stay exact fractions.
+    """
+    inside = set(nodes)
+    for u in nodes:
+        solver.value[u] = draw_value(solver.states[u])
+    opts = {}
+    for u in nodes:
+        row = []
+        for e in solver.edges[u]:
+            if len(e) == 1 and not isinstance(e[0][1], tuple) and e[0][1] in inside:
+                row.append(e[0][1])
+            else:
+                row.append(tuple(solver._edge_value(e)))
+        opts[u] = row
+    for _ in range(max_sweeps):
+        changed = False
+        for u in nodes:
+            p = solver.states[u].to_move
+            best = None
+            for o in opts[u]:
+                v = list(o) if isinstance(o, tuple) else solver.value[o]
+                if best is None or v[p] < best[p]:
+                    best = v
+            if best != solver.value[u]:
+                solver.value[u] = list(best)
+                changed = True
+        if not changed:
+            break
+
+
+def solve_exact(state: State) -> Analysis:
+    """Exact analysis of a decision node in exact mode (pure Python reference)."""
+    return ExactSolver(state).analysis()
