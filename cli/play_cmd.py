@@ -1,0 +1,97 @@
+"""``palace play``: bots play full games (one game with its log, or a series with a tally)."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from palace_solver.bots import BOTS
+from palace_solver.game import DEFAULT_TURN_CAP, play_game, play_series, seats_for
+from palace_solver.rules import VARIANTS, Rules, RulesError
+
+
+def _fail(message: str) -> None:
+    """One line on stderr, nothing on stdout, exit status 2 (POSITION.md)."""
+    click.echo(f"error: {message}", err=True)
+    sys.exit(2)
+
+
+@click.command()
+@click.option("--players", "-n", type=int, default=2, show_default=True,
+              help="Number of players (2 to 6; more with two decks).")
+@click.option("--bots", "-b", default="greedy", show_default=True,
+              help=f"Comma-separated bot names, one per seat or one for all, cycled over "
+                   f"the seats. Known: {', '.join(BOTS)}.")
+@click.option("--rules", "rules_name", default="standard", show_default=True,
+              help="Base rule set: 'standard', or a comma-separated variant list "
+                   "such as 'seven_low,invisible_8'.")
+@click.option("--variant", "-v", "variants", multiple=True,
+              help=f"Switch a variant on (repeatable). Known: {', '.join(VARIANTS)}.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the game (or of the series); the same seed replays the same games.")
+@click.option("--games", "-g", type=int, default=1, show_default=True,
+              help="Number of games; more than 1 plays a series with seats rotated and "
+                   "prints a tally per bot.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON: the full game record (one game) or the tally (series).")
+@click.option("--turn-cap", type=int, default=DEFAULT_TURN_CAP, show_default=True,
+              help="Decisions allowed before a game is called a draw.")
+@click.option("--repetitions", type=int, default=2, show_default=True,
+              help="Occurrences of one play-phase position that make a draw (2: first repeat).")
+@click.option("--progress/--no-progress", default=None,
+              help="Show a progress bar on stderr (default: on for more than 20 games).")
+def play(players, bots, rules_name, variants, seed, games, as_json, turn_cap, repetitions,
+         progress):
+    """Let bots play full games of Palace.
+
+    One game prints every event (deal, layouts, moves, draws, flips, burns, pickups,
+    players going out) and ends with the loser. A series (--games N) prints, per bot, the
+    games played, losses, loss rate and draws; a draw is a repeated position or the turn cap.
+
+    \b
+    Examples:
+      palace play --players 3 --bots greedy,random,lowest --seed 7
+      palace play -n 4 --bots random --variant seven_low --variant invisible_8
+      palace play --bots greedy,lowest --games 1000 --json
+      palace play -n 6 --variant jokers --bots greedy --seed 3 --json
+    """
+    try:
+        base = Rules.from_json(rules_name.strip() or "standard")
+        rules = Rules.with_variants(list(base.variants()) + list(variants))
+        rules.check_players(players)
+    except RulesError as e:
+        _fail(str(e))
+    bot_names = [b.strip().lower() for b in bots.split(",") if b.strip()]
+    if not bot_names:
+        _fail("--bots needs at least one bot name")
+    for b in bot_names:
+        if b not in BOTS:
+            _fail(f"unknown bot {b!r} (known: {', '.join(BOTS)})")
+    if len(bot_names) > players:
+        _fail(f"{len(bot_names)} bots for {players} players")
+    if games < 1:
+        _fail("--games must be at least 1")
+    if turn_cap < 1:
+        _fail("--turn-cap must be at least 1")
+    if repetitions < 2:
+        _fail("--repetitions must be at least 2")
+
+    if games == 1:
+        seats = seats_for(bot_names, players, 0)
+        rec = play_game(rules, players, seats, seed=seed, turn_cap=turn_cap,
+                        repetitions=repetitions)
+        click.echo(rec.to_json(indent=2) if as_json else rec.text())
+        return
+
+    show = progress if progress is not None else games > 20
+    if show:
+        with click.progressbar(length=games, label="games", file=sys.stderr) as bar:
+            res = play_series(rules, players, bot_names, games, seed=seed, turn_cap=turn_cap,
+                              repetitions=repetitions, progress=lambda rec: bar.update(1))
+    else:
+        res = play_series(rules, players, bot_names, games, seed=seed, turn_cap=turn_cap,
+                          repetitions=repetitions)
+    click.echo(res.to_json(indent=2) if as_json else res.text())
+
+
+COMMANDS = [play]
