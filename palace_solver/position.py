@@ -215,11 +215,12 @@ class Position:
             if r in self.pile and self.rules.burns(r):
                 why = "a 10 burns the pile" if r == 10 else \
                     f"{'aces' if r == 14 else 'kings'} burn under {'aces' if r == 14 else 'kings'}_burn"
-                raise _err(f"the pile holds a {rank_name(r)} ({why})")
+                article = "an" if r in (8, 14) else "a"
+                raise _err(f"the pile holds {article} {rank_name(r)} ({why})")
         pile = self.pile
         if (not self.rules.no_four_burn and len(pile) >= 4
                 and pile[-1] == pile[-2] == pile[-3] == pile[-4]):
-            raise _err(f"the pile has four {rank_name(pile[-1])} on top "
+            raise _err(f"the pile has four {rank_name(pile[-1])}s on top "
                        f"(four of a kind burns)")
         unseen = sum(deck) - sum(known)
         fd = sum(p.face_down for p in self.players)
