@@ -8,7 +8,10 @@ card), the same results. The core package never imports ``pyspiel``; only this m
 Parameters
 ----------
 ``players``   2 to 6 (default 2).
-``variants``  comma-separated switch names of RULES.md, ``""`` or ``"standard"`` for none.
+``variants``  switch names of RULES.md separated by commas (or ``+``, the form the game
+              string uses, since OpenSpiel splits game strings at commas:
+              ``python_palace(players=3,variants=seven_low+invisible_8)``); ``""`` or
+              ``"standard"`` for none.
 ``max_turns`` turn cap (default 1000): the game ends after this many player decisions.
               A game still running then is a draw: the players still in share the loss
               equally, as RULES.md scores a game that would go on forever.
@@ -173,6 +176,9 @@ class PalaceGame(pyspiel.Game):
             raise ValueError(f"{SHORT_NAME}: max_turns must be positive, not {max_turns}")
         rules.check_players(n)
         codec = ActionCodec(rules, n)
+        # OpenSpiel's game strings split parameters at commas: keep the variants in the
+        # canonical '+'-separated form so that str(game) loads the same game again.
+        params["variants"] = "+".join(rules.variants())
         info = pyspiel.GameInfo(
             num_distinct_actions=codec.num_actions,
             max_chance_outcomes=NRANK,
@@ -408,7 +414,8 @@ class PalaceState(pyspiel.State):
             for i, r in zip(slot_idx, cards):
                 actions[i] = (actions[i][0], r)
             st = _replay(game, actions)
-            if st is not None:
+            # The last check catches the first player (rule 3) decided by a redrawn hand.
+            if st is not None and st.current_player() == self.current_player():
                 return st
         PalaceState.resample_fallbacks += 1
         return self.clone()
