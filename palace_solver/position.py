@@ -213,8 +213,8 @@ class Position:
                 raise _err(f"{cards} of rank {rank_name(r)} ({has})")
         for r in RANKS:
             if r in self.pile and self.rules.burns(r):
-                why = "a 10 burns the pile" if r == 10 else \
-                    f"{'aces' if r == 14 else 'kings'} burn under {'aces' if r == 14 else 'kings'}_burn"
+                why = {10: "a 10 burns the pile", 14: "aces burn under aces_burn",
+                       13: "kings burn under kings_burn"}.get(r, "it burns")
                 article = "an" if r in (8, 14) else "a"
                 raise _err(f"the pile holds {article} {rank_name(r)} ({why})")
         pile = self.pile
@@ -637,9 +637,10 @@ def from_text(text: str) -> Position:
 
 
 def _text_name(name: str) -> str:
-    if _BARE_NAME.fullmatch(name):
+    if _BARE_NAME.fullmatch(name) and name.isprintable():
         return name
-    return json.dumps(name, ensure_ascii=False)
+    # Readable quotes; unprintable characters (line separators, controls) as escapes.
+    return json.dumps(name, ensure_ascii=not name.isprintable())
 
 
 def _text_of(pos: Position) -> str:

@@ -385,7 +385,7 @@ def test_random_positions_round_trip(seed, data):
         assert again == variant and again.to_json() == obj
         assert parse_position(variant.dumps(indent=2)) == variant
         text = to_text(variant)
-        assert "\n" not in text
+        assert len(text.splitlines()) == 1
         back = from_text(text)
         assert back == variant and to_text(back) == text
         if any(not pl.hand_fully_known for pl in variant.players):
@@ -441,6 +441,37 @@ def test_mutated_valid_input_raises_only_invalid_position(seed, cut, data):
         parse_position(text[:i] + ins + text[j:])
     except InvalidPositionError:
         pass
+
+
+def test_names_with_unprintable_characters_stay_on_one_line():
+    p = Position.from_json(GOOD)
+    p.players[0].name = "a\u2028b\nc"
+    p.players[1].name = "\u00e9l\u00e8ve"
+    text = to_text(p)
+    assert len(text.splitlines()) == 1 and "\\u2028" in text and "\u00e9l\u00e8ve:" in text
+    assert from_text(text) == p
+
+
+def test_from_state_rejects_a_player_out_but_describe_works():
+    rng = random.Random(7)
+    for seed in range(200):
+        rng.seed(seed)
+        s = State.new_game(Rules(), 3)
+        while not s.is_terminal() and not any(s.out):
+            if s.is_chance():
+                outs = s.chance_outcomes()
+                s.apply(rng.choices([r for r, _ in outs], [float(p) for _, p in outs])[0])
+            else:
+                moves = s.legal_moves()
+                plays = [m for m in moves if m.kind != PICKUP]
+                s.apply(rng.choice(plays or moves))
+        if any(s.out) and not s.is_terminal() and not s.is_chance():
+            break
+    else:
+        pytest.skip("no game with a player out found")
+    with pytest.raises(InvalidPositionError, match=r"player \d is out"):
+        Position.from_state(s)
+    assert "| out " in s.describe()
 
 
 def test_player_position_helpers():
