@@ -245,14 +245,16 @@ class State:
             self.last_player = None
         need = rules.zone_size - sum(self.hands[p])
         draws = min(need, self.draw_pile) if need > 0 else 0
-        if draws == 0 and self.cards_left(p) == 0:
+        out = draws == 0 and self.cards_left(p) == 0
+        if out:
             self._go_out(p)
             if self.phase == OVER:
                 return
-            nxt = self._next_active(p, 1)
-        elif burn:
-            nxt = p
+        if burn:
+            # Rule 12: a burn on the last card hands the empty pile to the next player.
+            nxt = self._next_active(p, 1) if out else p
         else:
+            # A reversing or skipping card has its effect even as the player's last card.
             if rules.reverses(rank):
                 self.direction = -self.direction
             nxt = self._next_active(p, 1 + (count if rules.skips(rank) else 0))
