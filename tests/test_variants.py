@@ -238,3 +238,15 @@ def test_lenient_blind():
     assert hand(s, 0) == ["4", "9", "K"] and pile(s) == ["5", "6"]
     assert s.current_player() == 1
     s.check_cards()
+
+
+def test_eight_reverses_on_the_last_card():
+    """A reversing card keeps its effect when it is the player's last card (only a burn has
+    the special rule 12)."""
+    s = play(b([["8"], ["K"], ["A"], ["Q"]], pile=["4"], rules=v("eight_reverses")), "8")
+    assert s.out[0] and s.direction == -1 and s.current_player() == 3
+
+
+def test_eight_skips_on_the_last_card():
+    s = play(b([["8"], ["K"], ["A"], ["Q"]], pile=["4"], rules=v("eight_skips")), "8")
+    assert s.out[0] and s.current_player() == 2
