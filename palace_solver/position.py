@@ -11,24 +11,28 @@ One line, easy to type at a shell. Sections are separated by ``|``; players insi
 players section by ``;``; a player's three zones by ``/``. Whitespace (and commas) between
 tokens is free, keywords, cards and variant names are read in any case::
 
-    standard | me: 3 7 7 / A 10 / 3 ; bob: K K ?3 / 2 / 3 | pile 5 6 6 | burned 10 4 4 4 4 | draw 0 | to_move 0
+    standard | me: 3 7 7 / A 10 / 3 ; bob: K K ?3 / 2 / 3 | pile 5 6 6 | burned 10 4 4 4 4 | draw 27 | to_move 0
 
 Grammar (``{x}`` repeats, ``[x]`` is optional; sections other than the players may come in
 any order, each at most once)::
 
     position  := section { "|" section }
     section   := rules | players | "pile" cards | "burned" cards | "draw" INT
-               | "to_move" who | "perspective" who | "direction" ("1" | "-1")
-               | "last_player" who
+               | "to_move" who | "perspective" (who | "none")
+               | "direction" ("1" | "-1") | "last_player" (who | "none")
     rules     := ["rules"] NAME { ("+" | "," | " ") NAME }
                                       standard, a variant, or standard+variant+...
-                                      (a bare rules section must come first)
-    players   := player { ";" player }   a section holding "/" is a players section
+                                      (without "rules", the first section, or one that
+                                      holds nothing but rule names)
+    players   := player { ";" player }   a section holding "/" is a players section;
+                                      several players sections are read in order
     player    := [name ":"] hand "/" cards "/" INT       hand / face-up / face-down count
     hand      := { CARD | "?" | "?" INT }   "?N" is N hand cards that are not known
     cards     := { CARD } | "-"             "-" (or nothing) is an empty list
-    name      := WORD | JSON-STRING         quote names holding space or | ; / : , "
+    name      := WORD | JSON-STRING         names holding space, | ; / : , " or an
+                                            unprintable character are written quoted
     who       := INT | name                 a player index, or a player's name
+                                            (exact, else case-insensitive; must be unique)
     CARD      := 2..10 J Q K A JK, also T, lower case, a suit letter (7h, Ts)
 
 Aliases read on input: ``draw_pile`` for ``draw``; ``turn`` and ``move`` for ``to_move``;

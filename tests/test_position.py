@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import palace_solver.position as position_mod
@@ -37,6 +37,12 @@ def test_doctests():
 
 
 # -- JSON -------------------------------------------------------------------------------------
+
+def test_grammar_example_in_the_docstring_is_valid():
+    lines = [x.strip() for x in position_mod.__doc__.splitlines()
+             if x.strip().startswith("standard | me:")]
+    assert lines and all(to_text(from_text(x)) == x for x in lines)
+
 
 def test_json_example_reads_and_round_trips():
     p = Position.from_json(GOOD)
