@@ -126,10 +126,10 @@ def _event_text(rec: GameRecord, e: dict) -> str:
         return f"      burn: {_cards(e['cards'])} leave the game"
     if t == "pickup":
         laid = f" (after laying {e['laid']})" if e.get("laid") else ""
-        how = "takes" if not e.get("failed_flip") else "takes back"
+        what = "the pile" if e.get("whole", True) else "the top of the pile"
         if e.get("move"):
-            return f"{e['turn']:>4}. {who} {how} the pile{laid}: {_cards(e['cards'])}"
-        return f"      {who} {how} the pile: {_cards(e['cards'])}"
+            return f"{e['turn']:>4}. {who} takes {what}{laid}: {_cards(e['cards'])}"
+        return f"      {who} takes {what}: {_cards(e['cards'])}"
     if t == "out":
         return f"      {who} is out ({_ordinal(e['place'])})"
     if t == "end":
@@ -271,7 +271,7 @@ def _after_effects(state: State, before, p: int, ev, rec: GameRecord, move=None,
             taken = list(pile0) + [flipped]
             if state.rules.lenient_blind:
                 taken = taken[-3:]
-        ev({"type": "pickup", "player": p, "cards": names(taken),
+        ev({"type": "pickup", "player": p, "cards": names(taken), "whole": not state.pile,
             "laid": rank_name(move.rank) if move is not None and move.rank else None,
             "move": move is not None, "failed_flip": failed_flip, "turn": rec.decisions})
     elif sum(state.burned) > nburned0:

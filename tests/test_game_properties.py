@@ -6,6 +6,7 @@ and the position; results sum to 1; every game ends or is drawn within the turn 
 """
 from __future__ import annotations
 
+import json
 import random
 from fractions import Fraction
 
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 
 from palace_solver import VARIANTS, IllegalMoveError, Move, Rules, RulesError, State
 from palace_solver.bots import BOTS, make_bot
-from palace_solver.cards import RANKS
+from palace_solver.cards import RANKS, parse_rank
 from palace_solver.game import play_game, play_series, seats_for
 from palace_solver.state import PLAY_PHASE
 
@@ -180,3 +181,39 @@ def test_series_rotates_seats_and_tallies():
     again = play_series(Rules(), 3, ["greedy", "random", "lowest"], 12, seed=5,
                         turn_cap=TURN_CAP)
     assert again.to_json() == res.to_json()
+
+
+def _replay(rec) -> State:
+    """Rebuild a game from its record: the deal summary, then every decision and reveal."""
+    state = State.new_game(rec.rules, rec.n_players)
+    for e in rec.events:
+        t = e["type"]
+        if t == "deal":
+            left = {(p, z): [parse_rank(c) for c in d[z]] for p, d in enumerate(e["players"])
+                    for z in ("hand", "face_up")}
+            while state.phase == "deal":
+                state.apply(left[state.deal_queue[0]].pop())
+        elif t == "layout":
+            state.apply("up " + " ".join(e["face_up"]))
+        elif t == "move":
+            assert state.current_player() == e["player"]
+            state.apply(e["move"])
+        elif t in ("draw", "flip", "start"):
+            state.apply(parse_rank(e["card"]))
+    return state
+
+
+@settings(max_examples=40, deadline=None)
+@given(configs())
+def test_record_replays_to_the_same_outcome(config):
+    """The record is complete: its decisions and reveals replay to the same end."""
+    rules, n, bots, seed = config
+    rec = play_game(rules, n, bots, seed=seed, turn_cap=TURN_CAP)
+    state = _replay(rec)
+    assert state.out_order == rec.out_order
+    if rec.draw:
+        assert not state.is_terminal()
+    else:
+        assert state.is_terminal() and state.result() == rec.loss
+    json.loads(rec.to_json())
+    assert rec.text().splitlines()[-1].startswith(("Loser:", "Draw (", "Winner:"))
