@@ -217,3 +217,50 @@ def test_record_replays_to_the_same_outcome(config):
         assert state.is_terminal() and state.result() == rec.loss
     json.loads(rec.to_json())
     assert rec.text().splitlines()[-1].startswith(("Loser:", "Draw (", "Winner:"))
+
+
+# -- the bots' strategies on hand-built positions ---------------------------------------------
+
+def _choose(name, hands, **kw):
+    from stateutil import build
+    kw.setdefault("unseen", [])
+    return str(make_bot(name).choose(build(hands, **kw), random.Random(0)))
+
+
+def test_lowest_bot_plays_every_copy_of_the_lowest_legal_rank():
+    assert _choose("lowest", [["9", "9", "5", "2"], ["K"]], pile=["4"]) == "2"
+    assert _choose("lowest", [["9", "9", "5", "5"], ["K"]], pile=["4"]) == "5x2"
+    assert _choose("lowest", [["3", "4"], ["K"]], pile=["A"]) == "pickup"
+    assert _choose("lowest", [[], ["K"]], face_up=[["9", "3"], []], face_down=[1, 0],
+                   pile=["A"], unseen=["5"]) == "pickup 3"
+
+
+def test_greedy_bot_keeps_its_specials_until_stuck():
+    assert _choose("greedy", [["2", "10", "9", "5", "5"], ["K"]], pile=["4"]) == "5x2"
+    assert _choose("greedy", [["2", "2", "10", "3"], ["K"]], pile=["A"]) == "2"
+    assert _choose("greedy", [["10", "3"], ["K"]], pile=["A"]) == "10"
+    assert _choose("greedy", [["3", "4"], ["K"]], pile=["A"]) == "pickup"
+    # Variant specials: an ace that burns is kept like a 10.
+    assert _choose("greedy", [["A", "K"], ["Q"]], pile=["9"],
+                   rules=Rules.with_variants(["aces_burn"])) == "K"
+    assert _choose("greedy", [["A", "K"], ["Q"]], pile=["9"]) == "K"
+    assert _choose("greedy", [["8", "9"], ["Q"]], pile=["4"],
+                   rules=Rules.with_variants(["invisible_8"])) == "9"
+
+
+def test_bots_lay_their_best_cards_face_up():
+    s = State.new_game(Rules(), 2)
+    deal = {(0, "face_up"): [3, 4, 10], (0, "hand"): [2, 14, 9],
+            (1, "face_up"): [5, 6, 7], (1, "hand"): [8, 11, 12]}
+    while s.phase == "deal":
+        s.apply(deal[s.deal_queue[0]].pop())
+    assert str(make_bot("greedy").choose(s, random.Random(0))) == "up 2 10 A"
+    assert str(make_bot("lowest").choose(s, random.Random(0))) == "up 9 10 A"
+
+
+def test_greedy_and_lowest_beat_random():
+    res = play_series(Rules(), 2, ["greedy", "random"], 20, seed=2, turn_cap=TURN_CAP)
+    assert res.tally["greedy"]["loss_share"] < res.tally["random"]["loss_share"]
+    res = play_series(Rules(), 3, ["lowest", "random", "random"], 15, seed=2,
+                      turn_cap=TURN_CAP)
+    assert res.tally["lowest"]["loss_share"] / 15 < res.tally["random"]["loss_share"] / 30
