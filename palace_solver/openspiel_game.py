@@ -67,6 +67,12 @@ under ``must_play``, that a pickup from the hand was forced. A draw that contrad
 history on those points fails the replay and is redrawn (rejection); after
 ``RESAMPLE_TRIES`` failures the true state itself is returned (it is always consistent)
 and ``PalaceState.resample_fallbacks`` counts it. Opponents' strategies are not modelled.
+The method is a Python method: OpenSpiel's Python ISMCTS (``open_spiel.python.algorithms.
+ismcts``) calls it; C++ algorithms running on this Python game do not see it.
+
+Observers: ``make_py_observer`` gives strings only (no tensors). Private info
+``SINGLE_PLAYER`` is the view above, ``NONE`` the public view (no hand shown), ``ALL_PLAYERS``
+every hand; ``perfect_recall`` adds the history.
 """
 from __future__ import annotations
 
@@ -80,13 +86,14 @@ except ImportError as e:  # pragma: no cover - exercised only without open_spiel
                       "install it with `pip install .[openspiel]`") from e
 
 from .cards import NRANK, RANKS, names, rank_name
-from .moves import FLIP, LAYOUT, PICKUP, PLAY, IllegalMoveError, Move
+from .moves import FLIP, LAYOUT, PICKUP, PLAY, Move
 from .rules import Rules, RulesError
 from .state import HAND, State
 
 SHORT_NAME = "python_palace"
 DEFAULT_MAX_TURNS = 1000
 RESAMPLE_TRIES = 200
+ALL = -2   # the viewer of a perfect-information observer (private_info ALL_PLAYERS)
 
 MAX_COUNT = 8
 RANK_INDEX = {r: i for i, r in enumerate(RANKS)}
@@ -364,14 +371,14 @@ class PalaceState(pyspiel.State):
 
     # -- views --------------------------------------------------------------------------
     def view_string(self, player: int) -> str:
-        """The table as ``player`` sees it now (``player`` < 0: public view only)."""
+        """The table as ``player`` sees it now (-1: public view only; ``ALL``: every hand)."""
         d = self._d
         s = d.s
         lines = [f"me {player} phase {s.phase} to_move {self.current_player()} "
                  f"turns {d.turns}/{self.get_game().max_turns} direction {s.direction} "
                  f"last {s.last_player} pending {s.pending}"]
         for q in range(s.n):
-            if q == player:
+            if q == player or player == ALL:
                 hand = _cards(s.hands[q])
             else:
                 hand = f"{sum(s.hands[q])} known {_cards(d.known[q])}"
@@ -387,7 +394,8 @@ class PalaceState(pyspiel.State):
         out = []
         for pl, a, seer in self._d.hist:
             if pl == pyspiel.PlayerId.CHANCE:
-                out.append("c:" + (rank_name(a) if seer is None or seer == player else "?"))
+                shown = seer is None or seer == player or player == ALL
+                out.append("c:" + (rank_name(a) if shown else "?"))
             else:
                 out.append(f"{pl}:{codec.decode(a)}")
         return " ".join(out)
@@ -462,6 +470,7 @@ class PalaceObserver:
         t = iig_obs_type
         self.perfect_recall = bool(t is not None and t.perfect_recall)
         self.private = t is None or t.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        self.all_private = t is not None and t.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS
         self.public = t is None or t.public_info
 
     def set_from(self, state, player):
@@ -469,8 +478,12 @@ class PalaceObserver:
 
     def string_from(self, state, player):
         viewer = player if self.private else -1
+        if self.all_private:
+            viewer = ALL
         if not self.public:
             s = state.engine
+            if self.all_private:
+                return " | ".join(f"P{q} hand {_cards(h)}" for q, h in enumerate(s.hands))
             return f"me {player} hand {_cards(s.hands[player])}" if self.private else ""
         text = state.view_string(viewer)
         if self.perfect_recall:

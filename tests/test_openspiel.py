@@ -268,3 +268,20 @@ def test_ismcts_bot_plays_complete_games(params, max_turns):
     print(params, "turns", st._d.turns, "capped", st._d.capped, "returns", st.returns())
     if params["players"] == 4:
         assert not st._d.capped
+
+
+def test_observers_public_and_perfect_information():
+    game = load({"players": 2})
+    st, rng = game.new_initial_state(), random.Random(4)
+    while st.is_chance_node():
+        random_step(st, rng)
+    s = st.engine
+    pub = game.make_py_observer(pyspiel.IIGObservationType(
+        perfect_recall=True, public_info=True, private_info=pyspiel.PrivateInfoType.NONE))
+    text = pub.string_from(st, 0)
+    assert text == pub.string_from(st, 1).replace("me 1", "me 0", 1)
+    assert "P0: hand 3 known []" in text and text.count("c:?") == 6
+    full = game.make_py_observer(pyspiel.IIGObservationType(
+        perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS))
+    text = full.string_from(st, 0)
+    assert f"P0: hand {_cards(s.hands[0])}" in text and f"P1: hand {_cards(s.hands[1])}" in text
