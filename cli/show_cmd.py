@@ -52,12 +52,13 @@ def picture(pos: Position) -> str:
     if pos.pile:
         eff = pos.effective_top()
         beat = rank_name(eff) if eff is not None else "anything"
-        lines.append(f"pile:      {_cards(pos.pile)}  ({len(pos.pile)} cards, bottom first; "
+        size = f"{len(pos.pile)} card" + ("s" if len(pos.pile) != 1 else "")
+        lines.append(f"pile:      {_cards(pos.pile)}  ({size}, bottom first; "
                      f"top {_run(pos.pile)}, to beat: {beat})")
     else:
         lines.append("pile:      empty")
     lines.append(f"burned:    {_cards(pos.burned)}" + (f"  ({len(pos.burned)} cards)"
-                                                        if pos.burned else ""))
+                                                        if len(pos.burned) > 1 else ""))
     lines.append(f"draw pile: {pos.draw_pile}")
     unseen = pos.unseen_counts()
     by_rank = " ".join(rank_name(r) + (f"x{unseen[r]}" if unseen[r] > 1 else "")
