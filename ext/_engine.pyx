@@ -409,7 +409,7 @@ cdef class TranspositionTable:
         return {"probes": self.t.probes, "hits": self.t.hits, "collisions": self.t.collisions,
                 "stores": self.t.stores, "replacements": self.t.replacements,
                 "occupied": self.t.occupied, "capacity": self.t.nbuckets * TT_BUCKET,
-                "occupancy": self.t.occupied / (self.t.nbuckets * TT_BUCKET),
+                "occupancy": <double>self.t.occupied / <double>(self.t.nbuckets * TT_BUCKET),
                 "generation": self.t.generation}
 
 
