@@ -9,7 +9,7 @@ State.clone/apply to a smaller depth (its count must equal the compiled one at t
 and both speeds are reported as successors made per second, with their ratio.
 
     python benchmarks/perft.py            # signatures + speed
-    python benchmarks/perft.py --quick    # signatures only, smaller depths
+    python benchmarks/perft.py --quick    # signatures only (no Python engine timing)
     python benchmarks/perft.py --regenerate   # rebuild the suite (new signatures!)
 """
 from __future__ import annotations

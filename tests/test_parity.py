@@ -180,3 +180,26 @@ def test_before_play_phase_rejected():
     s = State.new_game(Rules(), 2)
     with pytest.raises(ValueError, match="after the deal"):
         CState.from_state(s)
+
+
+def test_engine_interface(monkeypatch):
+    """palace_solver.engine: one entry point; a clear message when the module is missing."""
+    import sys
+
+    from palace_solver import engine
+
+    rng = random.Random(11)
+    ps = start_position(Rules(), 3, rng, 10)
+    assert engine.cython_available()
+    c = engine.make_state(ps, "cython")
+    p = engine.make_state(ps, "python")
+    assert c.legal_moves() == p.legal_moves()
+    assert engine.to_state(c).key() == engine.to_state(p).key() == ps.key()
+    with pytest.raises(ValueError, match="unknown engine"):
+        engine.make_state(ps, "rust")
+    monkeypatch.setitem(sys.modules, "palace_solver._engine", None)
+    monkeypatch.delattr("palace_solver._engine", raising=False)
+    assert not engine.cython_available()
+    with pytest.raises(engine.EngineUnavailableError, match=r"pip install \."):
+        engine.make_state(ps, "cython")
+    assert engine.default_engine() == "python"
