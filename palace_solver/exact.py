@@ -303,6 +303,17 @@ def _solve_layer_np(solver: ExactSolver, nodes: list[int], max_sweeps: int = 100
             break
 
 
-def solve_exact(state: State) -> Analysis:
-    """Exact analysis of a decision node in exact mode (pure Python reference)."""
-    return ExactSolver(state).analysis()
+def solve_exact(state: State, *, time_budget=None, depth=None, hash_mb: int = 256,
+                engine: str | None = None) -> Analysis:
+    """Analysis of a decision node in exact mode.
+
+    ``engine``: ``"python"`` (this module's reference solver), ``"cython"`` (the compiled
+    solver), or None for the compiled one when it is built.
+    """
+    if engine is None:
+        from .engine import cython_available
+        engine = "cython" if cython_available() else "python"
+    if engine == "python":
+        return ExactSolver(state).analysis()
+    from .search import solve_compiled
+    return solve_compiled(state, time_budget=time_budget, depth=depth, hash_mb=hash_mb)

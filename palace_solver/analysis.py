@@ -1,0 +1,39 @@
+"""The analyzer's front door: a position in, an :class:`Analysis` out.
+
+Exact mode (every hand known, no draw pile: RULES.md) goes to the exact solver; anything
+else to the sampled analysis (determinization), which solves sampled deals with the same
+exact machinery or a depth-limited search.
+"""
+from __future__ import annotations
+
+from .exact import Analysis, NotExactError, solve_exact  # noqa: F401 - re-exported
+from .position import Position
+
+
+def is_exact_mode(pos: Position) -> bool:
+    return pos.draw_pile == 0 and all(p.hand_fully_known for p in pos.players)
+
+
+def analyze(pos: Position, *, time_budget: float | None = None, depth: int | None = None,
+            hash_mb: int = 256, method: str = "auto", samples: int | None = None,
+            seed: int = 0, jobs: int = 1, progress=None, engine: str | None = None) -> Analysis:
+    """Analyze ``pos`` for the player to move.
+
+    ``method``: ``"auto"`` (exact when the position is in exact mode, else sampled),
+    ``"exact"``, or a sampled method name of :mod:`palace_solver.sampled`.
+
+    :raises NotExactError: when ``method="exact"`` on a position with hidden hand cards or a
+        draw pile.
+    """
+    if method == "auto":
+        method = "exact" if is_exact_mode(pos) else "sampled"
+    if method == "exact":
+        if not is_exact_mode(pos):
+            raise NotExactError("not an exact-mode position: hidden hand cards or a draw pile "
+                                "(use a sampled method)")
+        return solve_exact(pos.to_state(), time_budget=time_budget, depth=depth,
+                           hash_mb=hash_mb, engine=engine)
+    from .sampled import analyze_sampled  # late: sampled imports this module's helpers
+    return analyze_sampled(pos, method=method, time_budget=time_budget, depth=depth,
+                           samples=samples, seed=seed, jobs=jobs, progress=progress,
+                           engine=engine)
