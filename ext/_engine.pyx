@@ -20,6 +20,7 @@ from palace_solver.cards import RANKS
 
 include "core.pxi"
 include "tt.pxi"
+include "exact.pxi"
 
 assert sizeof(TTEntry) == 40
 assert sizeof(CMove) == 3
