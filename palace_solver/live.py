@@ -1,0 +1,903 @@
+"""Following a real game from one seat: the public record, what the user knows, suggestions.
+
+Why a knowledge state. At a real table the user sees their own hand, every face-up card, the
+pile, the burns and every card a player picks up; the others' hands are only partly known and
+the draw pile and face-down cards not at all. The session keeps that record in a reference
+:class:`~palace_solver.state.State` whose rank counts use index ``UNKNOWN`` (0, unused by the
+ranks) for the hand cards the user has not seen, and whose unseen pool holds every card the
+user has not seen (draw pile + face-down cards + the others' unknown hand cards). The rules
+engine then does everything the rules say (legality, burns, refills, players going out,
+reversals, the variants) and the session only fills in what the user cannot see:
+
+- a card an opponent plays from an unknown hand card becomes known just before the play
+  (one unknown hand card turns into that rank, taken from the unseen pool);
+- an opponent's refill turns draw-pile cards into unknown hand cards (counted only);
+- the user's own refills wait for the user to say what they drew (``draw 7 K``).
+
+A player who plays a rank they are known to hold plays the known copies first: the cards the
+session marks as known are then exactly those the user can be sure of.
+
+Event language (one event a line; names are case-insensitive, ``me`` is the user)::
+
+    bob 7x2        a play (also "bob 7 7"); "7x2" alone is a play of the player to move
+    bob pickup     take the pile;  "bob pickup 7" at the face-up stage lays the 7 first
+    bob flip 9     a face-down card turned over (a 9); if it cannot be played the player
+                   takes the pile (derived)
+    draw 7 K       the cards the user drew (others' draws are counted automatically)
+    start 5        the start card (start_card variant)
+    first bob      who plays first, when the rule cannot tell from what the user sees
+    burn           a check: the last event burned the pile (burns themselves are derived)
+    out bob        a check: bob is out (going out is derived)
+
+An impossible event raises :class:`LiveError` with the reason and changes nothing.
+Sessions are JSON (the setup and the accepted events, replayed on load); :meth:`Session.save`
+writes a temporary file and renames it over the old one.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field, replace
+
+from .cards import NRANK, ORDERED_RANKS, RANKS, CardError, parse_rank, rank_name, ranks_of
+from .moves import FLIP, PICKUP, PLAY, IllegalMoveError, InvalidMoveError, Move
+from .position import PlayerPosition, Position
+from .rules import Rules, RulesError
+from .state import FACE_DOWN, FACE_UP, HAND, PLAY_PHASE, State
+
+__all__ = ["LiveError", "Reply", "Session", "Setup", "UNKNOWN", "SESSION_FORMAT"]
+
+#: Index of the rank counts that holds the hand cards the user has not seen.
+UNKNOWN = 0
+#: ``format`` key of a saved session.
+SESSION_FORMAT = "palace-live-1"
+#: Words that cannot be player names (they start commands or events).
+RESERVED = {"me", "draw", "draws", "start", "first", "burn", "out", "undo", "hint", "show",
+            "help", "save", "quit", "exit", "q", "log", "status", "pickup", "flip", "?"}
+
+
+class LiveError(ValueError):
+    """An event that cannot happen or a line that is not an event; the message says why.
+    The session is unchanged."""
+
+
+# -- setup -------------------------------------------------------------------------------------
+
+@dataclass
+class Setup:
+    """What the user sees once the cards are dealt and the face-up cards laid (after any
+    swap): seats in turn order, starting left of the dealer unless ``dealer`` says otherwise.
+
+    ``first`` is the seat that plays first, or None to let rule 3 decide from what the user
+    sees (the first face-up 3 in dealing order, else the first 3 in hand, else 4, ...); when
+    the unseen hands may decide it, the first play tells.
+    """
+
+    names: list[str]
+    me: int
+    rules: Rules
+    hand: list[int]
+    face_up: list[list[int]]
+    dealer: int | None = None
+    first: int | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.names)
+
+    def validate(self) -> "Setup":
+        """:raises LiveError: naming the problem."""
+        n = self.n
+        try:
+            self.rules.check_players(n)
+        except RulesError as e:
+            raise LiveError(str(e)) from None
+        seen = set()
+        for i, nm in enumerate(self.names):
+            key = nm.lower()
+            if not nm or any(c.isspace() for c in nm):
+                raise LiveError(f"bad player name {nm!r}: one word, please")
+            if key in RESERVED and not (key == "me" and i == self.me):
+                raise LiveError(f"{nm!r} cannot be a player name (it is a command word)")
+            if key in seen:
+                raise LiveError(f"two players named {nm!r}")
+            if _is_card(nm):
+                raise LiveError(f"{nm!r} cannot be a player name (it reads as a card)")
+            seen.add(key)
+        for key, v in (("me", self.me), ("dealer", self.dealer), ("first", self.first)):
+            if v is not None and not 0 <= v < n:
+                raise LiveError(f"{key} {v} is out of range (seats 0 to {n - 1})")
+        z = self.rules.zone_size
+        if len(self.hand) != z:
+            raise LiveError(f"your hand has {len(self.hand)} cards; it should have {z}")
+        if len(self.face_up) != n:
+            raise LiveError(f"face-up cards for {len(self.face_up)} players, not {n}")
+        for i, up in enumerate(self.face_up):
+            if len(up) != z:
+                raise LiveError(f"{self.names[i]} has {len(up)} face-up cards; "
+                                f"each player has {z}")
+        deck = self.rules.deck_counts(n)
+        seen_c = [0] * NRANK
+        for r in self.hand + [r for up in self.face_up for r in up]:
+            seen_c[r] += 1
+        for r in RANKS:
+            if seen_c[r] > deck[r]:
+                raise LiveError(f"{seen_c[r]} cards of rank {rank_name(r)} seen "
+                                f"(the deck has {deck[r]})")
+        return self
+
+    def to_json(self) -> dict:
+        return {"names": list(self.names), "me": self.me, "rules": self.rules.to_json(),
+                "hand": [rank_name(r) for r in self.hand],
+                "face_up": [[rank_name(r) for r in up] for up in self.face_up],
+                "dealer": self.dealer, "first": self.first}
+
+    @classmethod
+    def from_json(cls, obj: dict) -> "Setup":
+        """:raises LiveError: for a malformed setup."""
+        try:
+            return cls(names=[str(x) for x in obj["names"]], me=int(obj["me"]),
+                       rules=Rules.from_json(obj.get("rules", "standard")),
+                       hand=[parse_rank(c) for c in obj["hand"]],
+                       face_up=[[parse_rank(c) for c in up] for up in obj["face_up"]],
+                       dealer=obj.get("dealer"), first=obj.get("first")).validate()
+        except (KeyError, TypeError, ValueError) as e:
+            if isinstance(e, LiveError):
+                raise
+            raise LiveError(f"bad session setup: {e}") from None
+
+
+def _is_card(word: str) -> bool:
+    try:
+        parse_rank(word)
+    except CardError:
+        return False
+    return True
+
+
+def parse_cards(text: str) -> list[int]:
+    """``'7 K 10s'`` or ``'7,K,T'`` as ranks; ``-`` or nothing is no card.
+
+    :raises LiveError: quoting an unknown card.
+    """
+    out = []
+    for w in text.replace(",", " ").split():
+        if w == "-":
+            continue
+        try:
+            out.append(parse_rank(w))
+        except CardError:
+            raise LiveError(f"unknown card {w!r}") from None
+    return out
+
+
+# -- replies -----------------------------------------------------------------------------------
+
+@dataclass
+class Reply:
+    """The answer to one line: ``ok`` (accepted / done) or refused, a human message, and
+    for accepted events the canonical event text."""
+
+    ok: bool
+    message: str
+    event: str | None = None
+    data: dict = field(default_factory=dict)
+
+
+# -- the session -------------------------------------------------------------------------------
+
+def _cards(ranks) -> str:
+    return " ".join(rank_name(r) for r in ranks) or "-"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+class Session:
+    """The public record of a game from the user's seat. See the module docstring."""
+
+    def __init__(self, setup: Setup, path: str | None = None):
+        self.setup = setup.validate()
+        self.path = path
+        self.names = list(setup.names)
+        self.me = setup.me
+        self.rules = setup.rules
+        self.n = setup.n
+        self.dealer = setup.dealer if setup.dealer is not None else self.n - 1
+        self.events: list[str] = []
+        self._undo: list[tuple[State, bool, int]] = []
+        self.state, self.first_open = self._initial()
+        self.burns = 0   # burns so far (for the ``burn`` check)
+        self._last_burn_at = -1
+
+    # -- construction ---------------------------------------------------------------------
+    def _initial(self) -> tuple[State, bool]:
+        st = self.setup
+        rules, n, z = self.rules, self.n, self.rules.zone_size
+        s = State(rules, n)
+        for r in st.hand:
+            s.hands[self.me][r] += 1
+        for p in range(n):
+            if p != self.me:
+                s.hands[p][UNKNOWN] = z
+            for r in st.face_up[p]:
+                s.face_up[p][r] += 1
+                s.pool[r] -= 1
+            s.face_down[p] = z
+        for r in st.hand:
+            s.pool[r] -= 1
+        s.pool[UNKNOWN] = 0
+        s.draw_pile = rules.deck_size(n) - 3 * z * n
+        s.phase = PLAY_PHASE
+        first_open = False
+        if rules.start_card and s.draw_pile:
+            s.pending = ("start", 0, 1)
+            s.to_move = -1
+            return s, False
+        if st.first is not None:
+            s.to_move = st.first
+        elif rules.start_card:
+            s.to_move = self._left_of_dealer()
+        else:
+            f = self._rule_first(s)
+            if f is None:
+                first_open = True
+                s.to_move = self._left_of_dealer()
+            else:
+                s.to_move = f
+        return s, first_open
+
+    def _left_of_dealer(self) -> int:
+        return (self.dealer + 1) % self.n
+
+    def _dealing_order(self) -> list[int]:
+        return [(self._left_of_dealer() + i) % self.n for i in range(self.n)]
+
+    def _rule_first(self, s: State) -> int | None:
+        """Rule 3 from what the user sees, or None when unseen hands could decide it."""
+        order = self._dealing_order()
+        for r in ORDERED_RANKS:
+            for p in order:
+                if s.face_up[p][r]:
+                    return p
+            for p in order:
+                if p == self.me and s.hands[p][r]:
+                    return p
+                if p != self.me and s.pool[r]:
+                    return None
+        return None
+
+    # -- names and parsing ----------------------------------------------------------------
+    def name(self, p: int) -> str:
+        return "you" if p == self.me else self.names[p]
+
+    def player(self, word: str) -> int | None:
+        """The seat named ``word`` (``me`` is the user), or None."""
+        w = word.lower()
+        if w in ("me", "i"):
+            return self.me
+        for i, nm in enumerate(self.names):
+            if nm.lower() == w:
+                return i
+        return None
+
+    def parse_event(self, line: str):
+        """``(kind, player, payload)``: kind ``move`` (payload a Move, or ``("flip", rank)``),
+        ``draw`` (ranks), ``start`` (rank), ``first``, ``burn``, ``out``.
+
+        :raises LiveError: for a line that is not an event.
+        """
+        words = line.replace(",", " ").split()
+        if not words:
+            raise LiveError("empty event")
+        head = words[0].lower()
+        rest = words[1:]
+        if head in ("draw", "draws", "drew"):
+            cards = parse_cards(" ".join(rest))
+            if not cards:
+                raise LiveError("draw what? say the cards you drew, e.g. 'draw 7 K'")
+            return "draw", self.me, cards
+        if head == "start":
+            cards = parse_cards(" ".join(rest))
+            if len(cards) != 1:
+                raise LiveError("say the one start card, e.g. 'start 5'")
+            return "start", None, cards[0]
+        if head in ("first", "out"):
+            if len(rest) != 1 or self.player(rest[0]) is None:
+                raise LiveError(f"{head} who? e.g. '{head} {self.names[0]}' "
+                                f"(players: {', '.join(self.names)})")
+            return head, self.player(rest[0]), None
+        if head in ("burn", "burns", "burned"):
+            if rest:
+                raise LiveError("'burn' takes nothing after it")
+            return "burn", None, None
+        p = self.player(words[0])
+        if p is not None:
+            words = rest
+            if not words:
+                raise LiveError(f"{words and words[0] or line.strip()!r}: what did they do? "
+                                f"e.g. '{line.strip()} 7', '{line.strip()} pickup'")
+            if words[0].lower() in ("draw", "draws", "drew"):
+                if p != self.me:
+                    raise LiveError(f"{self.names[p]}'s draws are counted automatically: "
+                                    f"nothing to enter")
+                return self.parse_event(" ".join(words))
+        if words[0].lower() in ("flip", "flips"):
+            if len(words) != 2:
+                raise LiveError("say which card the flip turned up, e.g. 'flip 9'")
+            cards = parse_cards(words[1])
+            return "move", p, ("flip", cards[0])
+        try:
+            move = Move.parse(" ".join(words))
+        except InvalidMoveError as e:
+            if p is None and len(words) >= 1 and not _is_card(words[0]) \
+                    and words[0].lower() not in ("pickup",):
+                raise LiveError(f"unknown player or command {words[0]!r} (players: "
+                                f"{', '.join(self.names)}, or 'me'; 'help' lists "
+                                f"the commands)") from None
+            raise LiveError(str(e)) from None
+        if move.kind not in (PLAY, PICKUP):
+            raise LiveError(f"{line.strip()!r} is not an event")
+        return "move", p, move
+
+    # -- events ---------------------------------------------------------------------------
+    def apply(self, line: str) -> Reply:
+        """Apply one event line; the state changes only when it is accepted.
+
+        :raises LiveError: for a line that is not an event or an event that cannot happen.
+        """
+        kind, p, payload = self.parse_event(line)
+        if kind == "burn":
+            if self._last_burn_at == len(self.events) and self.events:
+                return Reply(True, "yes: the pile burned")
+            raise LiveError("no burn: the last event did not burn the pile"
+                            if self.events else "no burn: nothing has been played yet")
+        if kind == "out":
+            if self.state.out[p]:
+                return Reply(True, f"yes: {self.name(p)} {'are' if p == self.me else 'is'} out")
+            raise LiveError(f"{self.name(p)} still {'have' if p == self.me else 'has'} "
+                            f"{_plural(self.state.cards_left(p), 'card')}")
+        s = self.state.clone()
+        first_open = self.first_open
+        if kind == "first":
+            if not first_open:
+                raise LiveError(f"the first player is already known: "
+                                f"{self.name(self.state.to_move)}" if not self.events else
+                                "the game has started")
+            s.to_move = p
+            first_open = False
+            text, msg = f"first {self.names[p]}", f"{self.name(p)} play{'' if p == self.me else 's'} first"
+        elif kind == "start":
+            if not (s.is_chance() and s.pending[0] == "start"):
+                raise LiveError("no start card is expected now")
+            if not s.pool[payload]:
+                raise LiveError(f"the start card cannot be a {rank_name(payload)}: "
+                                f"every {rank_name(payload)} is seen")
+            s.apply(payload)
+            if s.is_chance():
+                msg = f"the start card {rank_name(payload)} burns: enter the next one"
+            else:
+                s.to_move = self.setup.first if self.setup.first is not None \
+                    else self._left_of_dealer()
+                msg = (f"start card {rank_name(payload)}; {self.name(s.to_move)} "
+                       f"play{'' if s.to_move == self.me else 's'} first")
+            text = f"start {rank_name(payload)}"
+        elif kind == "draw":
+            text, msg = self._draw(s, payload)
+        else:
+            if first_open:
+                if p is None:
+                    raise LiveError("who plays first is not known yet: name the player "
+                                    "(e.g. 'bob 3') or say 'first NAME'")
+                s.to_move = p
+                first_open = False
+            text, msg = self._move(s, p, payload)
+        self._undo.append((self.state, self.first_open, self._last_burn_at))
+        self.state, self.first_open = s, first_open
+        self.events.append(text)
+        if sum(s.burned) > sum(self._undo[-1][0].burned):
+            self._last_burn_at = len(self.events)
+        self.autosave()
+        return Reply(True, msg, event=text)
+
+    def _check_turn(self, s: State, p: int | None) -> int:
+        if s.is_terminal():
+            raise LiveError("the game is over")
+        if s.is_chance():
+            kind, q, k = s.pending
+            if kind == "start":
+                raise LiveError("first enter the start card, e.g. 'start 5'")
+            if kind == "draw" and q == self.me:
+                raise LiveError(f"first enter the {_plural(k, 'card')} you drew, "
+                                f"e.g. 'draw {' '.join(['7'] * k)}'")
+            raise LiveError(f"waiting for a {kind}")  # pragma: no cover - never pending
+        if p is None:
+            return s.to_move
+        if s.out[p]:
+            raise LiveError(f"{self.name(p)} {'are' if p == self.me else 'is'} out")
+        if p != s.to_move:
+            raise LiveError(f"it is {self.name(s.to_move)}'s turn, not {self.name(p)}'s"
+                            if s.to_move != self.me else
+                            f"it is your turn, not {self.names[p]}'s")
+        return p
+
+    def _move(self, s: State, p: int | None, move) -> tuple[str, str]:
+        p = self._check_turn(s, p)
+        who = self.name(p)
+        src = s.source(p)
+        before = s.clone()
+        if isinstance(move, tuple):  # ("flip", rank)
+            r = move[1]
+            if src != FACE_DOWN:
+                raise LiveError(f"{who} cannot flip: {who} still "
+                                f"{'have' if p == self.me else 'has'} "
+                                f"{'hand' if src == HAND else 'face-up'} cards")
+            if not s.pool[r]:
+                raise LiveError(f"the flip cannot be a {rank_name(r)}: all "
+                                f"{s.rules.deck_counts(s.n)[r]} are seen")
+            legal = s.playable(r)
+            s.apply(Move.flip())
+            s.apply(r)
+            text = f"{self.names[p]} flip {rank_name(r)}"
+            msg = f"{who} flip{'' if p == self.me else 's'} {rank_name(r)}" + (
+                "" if legal else " and cannot play it")
+            return text, self._after(s, before, p, msg, Move.flip())
+        if src == FACE_DOWN:
+            raise LiveError(f"{who} {'play' if p == self.me else 'plays'} from the face-down "
+                            f"cards: enter the card turned up, e.g. "
+                            f"'{self.names[p]} flip 9'")
+        counts = s.hands[p] if src == HAND else s.face_up[p]
+        if move.kind == PLAY:
+            r, k = move.rank, move.count
+            if not s.playable(r):
+                raise LiveError(f"{rank_name(r)} cannot be played on the pile "
+                                f"({self._pile_note(s)})")
+            if src == FACE_UP:
+                if counts[r] < k:
+                    raise LiveError(f"{who} {'have' if p == self.me else 'has'} "
+                                    f"{_plural(counts[r], 'face-up ' + rank_name(r))}, "
+                                    f"not {k}")
+            elif p == self.me:
+                if counts[r] < k:
+                    raise LiveError(f"you hold {_plural(counts[r], rank_name(r))}, not {k} "
+                                    f"(your hand: {_cards(ranks_of(counts))})")
+            else:
+                self._reveal(s, p, r, k)
+        else:  # pickup
+            if not s.pile:
+                raise LiveError("the pile is empty: there is nothing to pick up")
+            if move.rank and src == HAND:
+                raise LiveError(f"{who} {'play' if p == self.me else 'plays'} from the hand: "
+                                f"a pickup is just 'pickup'")
+            if src == FACE_UP and not move.rank and not s.rules.easy_table_pickup:
+                raise LiveError(f"from the face-up stage, name the face-up card laid first, "
+                                f"e.g. '{self.names[p]} pickup "
+                                f"{rank_name(ranks_of(counts)[0])}'")
+            if src == FACE_UP and move.rank and s.rules.easy_table_pickup:
+                move = Move.pickup()
+            if move.rank and not counts[move.rank]:
+                raise LiveError(f"{who} {'have' if p == self.me else 'has'} no face-up "
+                                f"{rank_name(move.rank)}")
+        try:
+            s.apply(move)
+        except IllegalMoveError:
+            raise LiveError(self._why_illegal(before, p, move)) from None
+        verb = {PLAY: "play", PICKUP: "pick"}[move.kind]
+        if move.kind == PLAY:
+            msg = f"{who} {verb}{'' if p == self.me else 's'} {move}"
+            if src == FACE_UP:
+                msg += " from the face-up cards"
+        else:
+            msg = f"{who} {verb}{'' if p == self.me else 's'} up the pile"
+        return f"{self.names[p]} {move}", self._after(s, before, p, msg, move)
+
+    def _reveal(self, s: State, p: int, r: int, k: int) -> None:
+        """An opponent plays ``k`` cards of rank ``r`` from the hand: unknown hand cards
+        become the copies not known to be there."""
+        hand = s.hands[p]
+        need = k - hand[r]
+        if need <= 0:
+            return
+        if need > hand[UNKNOWN]:
+            known = f"{_plural(hand[r], rank_name(r))} known" if hand[r] else "no known " \
+                + rank_name(r)
+            raise LiveError(f"{self.names[p]} cannot play {k}: {known} and "
+                            f"{_plural(hand[UNKNOWN], 'unknown card')} in hand")
+        if need > s.pool[r]:
+            deck = s.rules.deck_counts(s.n)[r]
+            raise LiveError(f"{self.names[p]} cannot have {_plural(k, rank_name(r))}: "
+                            f"only {s.pool[r] + hand[r]} of the {deck} can be in that hand "
+                            f"({s.pool[r]} unseen)")
+        hand[UNKNOWN] -= need
+        hand[r] += need
+        s.pool[r] -= need
+
+    def _why_illegal(self, s: State, p: int, move: Move) -> str:
+        if move.kind == PICKUP and s.rules.must_play:
+            return (f"{self.name(p)} must play (must_play): a legal card is known to be "
+                    f"in that hand")
+        return f"{move} is not a legal move for {self.name(p)} now"
+
+    def _draw(self, s: State, cards: list[int]) -> tuple[str, str]:
+        if not (s.is_chance() and s.pending[0] == "draw" and s.pending[1] == self.me):
+            raise LiveError("you have nothing to draw now")
+        k = s.pending[2]
+        if len(cards) > k:
+            raise LiveError(f"you draw {_plural(k, 'card')}, not {len(cards)}")
+        left = s.pool[:]
+        for r in cards:
+            if not left[r]:
+                raise LiveError(f"you cannot draw a {rank_name(r)}: every "
+                                f"{rank_name(r)} is seen")
+            left[r] -= 1
+        for r in cards:
+            s.apply(r)
+        msg = f"you draw {_cards(cards)}"
+        if s.is_chance() and s.pending[0] == "draw":
+            msg += f"; {_plural(s.pending[2], 'more card')} to enter"
+        return "draw " + _cards(cards), msg + self._turn_note(s)
+
+    def _after(self, s: State, before: State, p: int, msg: str, move: Move) -> str:
+        """Settle the others' refills; describe burns, pickups, players out, the next turn."""
+        notes = []
+        if sum(s.burned) > sum(before.burned) and not (move.kind == PICKUP):
+            notes.append("the pile burns")
+            if s.to_move == p and not s.out[p] and not s.is_chance():
+                notes.append(f"{self.name(p)} play{'' if p == self.me else 's'} again")
+        taken = sum(s.hands[p][1:]) - sum(before.hands[p][1:]) + (
+            move.count if move.kind == PLAY else 0)
+        if move.kind == PICKUP or (move.kind == FLIP and not before.playable(
+                _flipped(before, s))):
+            got = [r for r in RANKS for _ in range(max(0, s.hands[p][r] - before.hands[p][r]))]
+            notes.append(f"{self.name(p)} take{'' if p == self.me else 's'} "
+                         f"{_plural(len(got), 'card')}: {_cards(got)}")
+        del taken
+        while s.is_chance() and s.pending[0] == "draw" and s.pending[1] != self.me:
+            _, q, k = s.pending
+            s.draw_pile -= k
+            s.hands[q][UNKNOWN] += k
+            s.pending = None
+            s.to_move = s.next_after
+            notes.append(f"{self.names[q]} draws {k} (draw pile {s.draw_pile})")
+        for q in s.out_order[len(before.out_order):]:
+            notes.append(f"{self.name(q)} {'are' if q == self.me else 'is'} out "
+                         f"({_ordinal(s.out_order.index(q) + 1)})")
+        if s.is_chance() and s.pending[0] == "draw":
+            k = s.pending[2]
+            notes.append(f"you draw {k}: enter them, e.g. 'draw {' '.join(['7'] * k)}'")
+        return "; ".join([msg] + notes) + self._turn_note(s)
+
+    def _turn_note(self, s: State) -> str:
+        if s.is_terminal():
+            losers = [q for q in range(s.n) if s.loss[q] == 1]
+            if losers:
+                return f". Game over: {self.name(losers[0])} lose" + (
+                    "" if losers[0] == self.me else "s")
+            return ". Game over"
+        if s.is_chance():
+            return ""
+        return f". {'Your' if s.to_move == self.me else self.names[s.to_move] + chr(39) + 's'} turn"
+
+    def _pile_note(self, s: State) -> str:
+        eff = s.effective_top()
+        if eff is None:
+            return "the pile is empty"
+        low = " or lower" if s.rules.low_rank(eff) else " or higher"
+        return f"top {rank_name(s.pile[-1])}; a {rank_name(eff)}{low}, a 2 or a 10 is needed"
+
+    # -- undo -----------------------------------------------------------------------------
+    def undo(self, k: int = 1) -> Reply:
+        """Take back the last ``k`` events.
+
+        :raises LiveError: when there are fewer.
+        """
+        if k < 1:
+            raise LiveError("undo how many? at least 1")
+        if k > len(self._undo):
+            raise LiveError(f"nothing to undo" if not self._undo else
+                            f"only {_plural(len(self._undo), 'event')} to undo")
+        gone = []
+        for _ in range(k):
+            self.state, self.first_open, self._last_burn_at = self._undo.pop()
+            gone.append(self.events.pop())
+        self.autosave()
+        return Reply(True, "undone: " + ", ".join(gone) + self._turn_note(self.state))
+
+    # -- save / resume --------------------------------------------------------------------
+    def to_json(self) -> dict:
+        return {"format": SESSION_FORMAT, "setup": self.setup.to_json(),
+                "events": list(self.events)}
+
+    def save(self, path: str | None = None) -> str:
+        """Write the session to ``path`` (default: the session's file) atomically: a
+        temporary file in the same directory, flushed and renamed over the old one."""
+        path = path or self.path
+        if path is None:
+            raise LiveError("no session file: say 'save FILE'")
+        d = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".palace-live-", suffix=".tmp", dir=d)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(self.to_json(), f, indent=1)
+                f.write("\n")
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        return path
+
+    def autosave(self) -> None:
+        if self.path is not None:
+            self.save()
+
+    @classmethod
+    def from_json(cls, obj: dict, path: str | None = None) -> "Session":
+        """Replay a saved session.
+
+        :raises LiveError: for a file that is not a session or an event that no longer
+            applies.
+        """
+        if not isinstance(obj, dict) or obj.get("format") != SESSION_FORMAT:
+            raise LiveError("not a palace live session file")
+        s = cls(Setup.from_json(obj["setup"]))
+        for i, ev in enumerate(obj.get("events", [])):
+            try:
+                s.apply(ev)
+            except LiveError as e:
+                raise LiveError(f"event {i + 1} {ev!r} of the session: {e}") from None
+        s.path = path
+        return s
+
+    @classmethod
+    def load(cls, path: str) -> "Session":
+        """:raises LiveError: for an unreadable or malformed file."""
+        try:
+            with open(path, encoding="utf-8") as f:
+                obj = json.load(f)
+        except (OSError, ValueError) as e:
+            raise LiveError(f"cannot read session {path!r}: {e}") from None
+        return cls.from_json(obj, path)
+
+    # -- what the user knows --------------------------------------------------------------
+    def known_hand(self, p: int) -> list[int]:
+        """The cards of ``p``'s hand that the user knows (all of the user's own)."""
+        return ranks_of(self.state.hands[p])
+
+    def hand_count(self, p: int) -> int:
+        return sum(self.state.hands[p])
+
+    def unseen(self) -> list[int]:
+        """Counts per rank of the cards the user has not seen (draw pile, face-down cards,
+        the others' unknown hand cards)."""
+        c = self.state.pool[:]
+        c[UNKNOWN] = 0
+        return c
+
+    def at_decision(self) -> bool:
+        s = self.state
+        return s.phase == PLAY_PHASE and not s.is_chance() and not s.is_terminal() \
+            and not self.first_open
+
+    def position(self) -> Position:
+        """The position seen from the user's seat (players out left out, perspective the
+        user). Only at a decision node.
+
+        :raises LiveError: when the game waits for a draw or a start card, is over, or the
+            first player is not known.
+        """
+        s = self.state
+        if not self.at_decision():
+            raise LiveError(self._not_decision())
+        seats = [p for p in range(s.n) if not s.out[p]]
+        idx = {p: i for i, p in enumerate(seats)}
+        rules = s.rules
+        if len(seats) < s.n:
+            # A position has no seats for players out, and the deck follows the seat count.
+            if rules.jokers:
+                raise LiveError("a jokers game with a player out cannot be written as a "
+                                "position (the jokers variant needs exactly 6 players)")
+            if rules.decks(s.n) == 2 and rules.decks(len(seats)) == 1:
+                rules = replace(rules, two_decks=True)
+        players = [PlayerPosition(self.names[p], ranks_of(s.hands[p]), sum(s.hands[p]),
+                                  ranks_of(s.face_up[p]), s.face_down[p]) for p in seats]
+        last = s.last_player if s.rules.back_to_last_player else None
+        pos = Position(rules=rules, players=players, pile=list(s.pile),
+                       burned=ranks_of(s.burned), draw_pile=s.draw_pile,
+                       to_move=idx[s.to_move],
+                       perspective=idx.get(self.me),
+                       direction=s.direction if s.n > 2 else 1,
+                       last_player=idx.get(last) if last is not None else None)
+        return pos.validate()
+
+    def seats_in_position(self) -> list[int]:
+        return [p for p in range(self.n) if not self.state.out[p]]
+
+    def _not_decision(self) -> str:
+        s = self.state
+        if s.is_terminal():
+            return "the game is over"
+        if self.first_open:
+            return "who plays first is not known yet"
+        if s.is_chance():
+            kind, q, k = s.pending
+            if kind == "start":
+                return "waiting for the start card ('start 5')"
+            return f"waiting for the {_plural(k, 'card')} you drew ('draw ...')"
+        return "not at a decision"
+
+    def summary(self) -> dict:
+        """A JSON-able summary of the record."""
+        s = self.state
+        players = []
+        for p in range(s.n):
+            players.append({"name": self.names[p], "you": p == self.me,
+                            "hand_count": sum(s.hands[p]),
+                            "hand_known": [rank_name(r) for r in ranks_of(s.hands[p])],
+                            "face_up": [rank_name(r) for r in ranks_of(s.face_up[p])],
+                            "face_down": s.face_down[p], "out": s.out[p]})
+        unseen = self.unseen()
+        out = {"to_move": None if (s.is_chance() or s.is_terminal() or self.first_open)
+               else self.names[s.to_move],
+               "players": players, "pile": [rank_name(r) for r in s.pile],
+               "burned": sum(s.burned), "draw_pile": s.draw_pile,
+               "unseen": {rank_name(r): unseen[r] for r in RANKS if unseen[r]},
+               "direction": s.direction, "events": len(self.events),
+               "waiting": None if self.at_decision() else self._not_decision(),
+               "over": s.is_terminal()}
+        if s.is_terminal():
+            out["loss"] = [float(x) for x in s.loss]
+        return out
+
+    # -- suggestions ----------------------------------------------------------------------
+    def hint(self, time_budget: float = 2.0, seed: int = 0, hard_limit: float | None = None,
+             engine: str | None = None) -> dict:
+        """Analyze the position from the user's seat: :func:`palace_solver.analysis.analyze`
+        in a child process, killed if it overruns ``hard_limit`` (default: the budget plus
+        half of it plus a second). Returns a dict: ``ok``, ``message``, and when ``ok``
+        ``analysis`` (the Analysis JSON) and ``moves`` with the loss figures by name.
+
+        :raises LiveError: when the game is not at a decision.
+        """
+        pos = self.position()
+        seats = self.seats_in_position()
+        limit = hard_limit if hard_limit is not None else time_budget * 1.5 + 1.0
+        res = _run_analysis(pos.to_json(), time_budget, seed, limit, engine)
+        if not res.get("ok"):
+            return res
+        a = res["analysis"]
+        mover = seats[a["to_move"]]
+        mine = seats.index(self.me) if self.me in seats else None
+        moves = []
+        for m in a["moves"]:
+            lp = m["loss_probability"]
+            moves.append({"move": m["move"], "loss": {self.names[q]: lp[i]
+                                                      for i, q in enumerate(seats)},
+                          "your_loss": lp[mine] if mine is not None else None,
+                          "mover_loss": lp[a["to_move"]]})
+        res.update(mover=self.names[mover], moves=moves, method=a["method"])
+        return res
+
+    # -- pictures -------------------------------------------------------------------------
+    def picture(self, color: bool = False) -> str:
+        """A readable picture of the table, cards as ``[7]``; face-down cards ``▒``,
+        unknown hand cards ``?``."""
+        s = self.state
+
+        def card(r: int) -> str:
+            t = f"[{rank_name(r)}]"
+            if color and (r in (2, 10) or s.rules.burns(r) or s.rules.transparent(r)):
+                return f"\x1b[1;33m{t}\x1b[0m"
+            if color and r in (11, 12, 13, 14):
+                return f"\x1b[1;36m{t}\x1b[0m"
+            return t
+
+        def cards(rs) -> str:
+            return " ".join(card(r) for r in rs) or "-"
+
+        lines = [f"Palace live: {s.rules}; {s.n} players; you are {self.names[self.me]}"]
+        w = max(len(nm) for nm in self.names) + 6
+        for p in range(s.n):
+            mark = "▶" if (not s.is_chance() and not s.is_terminal() and s.to_move == p
+                           and not self.first_open) else " "
+            label = self.names[p] + (" (you)" if p == self.me else "")
+            if s.out[p]:
+                lines.append(f" {mark} {label:<{w}} out ({_ordinal(s.out_order.index(p) + 1)})")
+                continue
+            hand = cards(ranks_of(s.hands[p]))
+            unk = s.hands[p][UNKNOWN]
+            if unk:
+                hand = (hand + " " if ranks_of(s.hands[p]) else "") + " ".join(["?"] * unk) \
+                    if unk <= 8 else (hand + f" +{unk}?")
+                hand = hand.replace("- ", "")
+            lines.append(f" {mark} {label:<{w}} hand {sum(s.hands[p]):>2}: {hand}")
+            lines.append(f"   {'':<{w}} up: {cards(ranks_of(s.face_up[p]))}   "
+                         f"down: {'▒ ' * s.face_down[p] or '-'}")
+        if s.pile:
+            lines.append(f"pile ({len(s.pile)}): {cards(s.pile)}   [{self._pile_note(s)}]")
+        else:
+            lines.append("pile: empty")
+        unseen = self.unseen()
+        lines.append(f"draw pile: {s.draw_pile}   burned: {sum(s.burned)}   unseen: "
+                     + (" ".join(rank_name(r) + (f"x{unseen[r]}" if unseen[r] > 1 else "")
+                                 for r in RANKS if unseen[r]) or "none"))
+        if s.n > 2 and s.direction == -1:
+            lines.append("direction of play: reversed")
+        lines.append(self._not_decision() if not self.at_decision() else
+                     ("your turn" if s.to_move == self.me else
+                      f"{self.names[s.to_move]}'s turn"))
+        return "\n".join(lines)
+
+
+def _flipped(before: State, after: State) -> int:
+    """The rank a flip turned up: the one that left the unseen pool."""
+    for r in RANKS:
+        if after.pool[r] < before.pool[r]:
+            return r
+    return 0  # pragma: no cover
+
+
+def _ordinal(k: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
+
+
+# -- analysis in a child process ---------------------------------------------------------------
+
+def _analysis_child(conn, pos_json, time_budget, seed, engine):
+    try:
+        from .analysis import analyze, is_exact_mode
+
+        pos = Position.from_json(pos_json)
+        try:
+            a = analyze(pos, time_budget=time_budget, seed=seed, engine=engine)
+        except ImportError as e:
+            if is_exact_mode(pos) and engine is None and "sampled" not in str(e):
+                # The compiled search is not there yet: the reference solver.
+                a = analyze(pos, time_budget=time_budget, seed=seed, engine="python")
+            elif not is_exact_mode(pos):
+                conn.send({"ok": False, "message": "hint unavailable: this position has hidden "
+                           "cards and the sampled analysis (palace_solver.sampled) is not "
+                           "installed"})
+                return
+            else:
+                raise
+        conn.send({"ok": True, "message": "", "analysis": a.to_json()})
+    except BaseException as e:  # noqa: BLE001 - reported to the parent
+        conn.send({"ok": False, "message": f"hint failed: {type(e).__name__}: {e}"})
+    finally:
+        conn.close()
+
+
+def _run_analysis(pos_json, time_budget, seed, limit, engine) -> dict:
+    import multiprocessing as mp
+    import time
+
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_analysis_child, args=(child, pos_json, time_budget, seed, engine),
+                       daemon=True)
+    t0 = time.perf_counter()
+    proc.start()
+    child.close()
+    try:
+        if parent.poll(limit):
+            try:
+                res = parent.recv()
+            except EOFError:
+                res = {"ok": False, "message": "hint failed: the analysis process died"}
+        else:
+            res = {"ok": False, "message": f"no answer within {limit:.1f} s "
+                   f"(try a larger --time)"}
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(1.0)
+        parent.close()
+    res["seconds"] = round(time.perf_counter() - t0, 3)
+    return res
