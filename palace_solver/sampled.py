@@ -107,6 +107,42 @@ def _compiled_exact() -> bool:
     return hasattr(_engine, "ExactGraph")
 
 
+#: Determinizations without a draw pile and with at most this many cards in play are solved
+#: exactly (compiled solver: about 0.01 s at 8 cards; reference solver: 0.1 s at 6).
+EXACT_CARDS_COMPILED = 8
+EXACT_CARDS_PYTHON = 6
+#: Node cap of one compiled exact solve (past it the compiled search falls back to its
+#: depth-limited search, or this module to :class:`Expectimax`).
+EXACT_MAX_NODES = 400_000
+
+_exact_cache: dict = {}
+
+
+def _exact_values(state, compiled: bool, sample_time) -> dict | None:
+    """Per-move exact values of a determinization (memoized per process: repeated deals of a
+    late-game position are solved once), or None when the compiled path cannot answer."""
+    key = (str(state.rules), compiled, state.key())
+    hit = _exact_cache.get(key)
+    if hit is not None:
+        return hit
+    if compiled:
+        try:
+            from .search import solve_compiled
+            a = solve_compiled(state, time_budget=sample_time or 2.0, max_nodes=EXACT_MAX_NODES)
+        except ImportError:
+            return None
+    else:
+        a = solve_exact(state, engine="python")
+    r = {"moves": [(m.move, [float(x) for x in m.loss]) for m in a.moves],
+         "solver": "exact" if a.method == "exact" else "search",
+         "nodes": int(a.stats.get("nodes", 0) or 0)}
+    if a.method == "exact":
+        if len(_exact_cache) >= 20000:
+            _exact_cache.clear()
+        _exact_cache[key] = r
+    return r
+
+
 def _cards_in_play(state) -> int:
     return (sum(sum(h) for h in state.hands) + sum(sum(f) for f in state.face_up)
             + sum(state.face_down))
@@ -132,12 +168,11 @@ def determinization_values(pos: Position, i: int, seed: int = 0, depth: int | No
     state = sample_state(pos, rng)
     compiled = engine != "python" and _compiled_exact()
     if exact_cards is None:
-        exact_cards = 14 if compiled else 7
+        exact_cards = EXACT_CARDS_COMPILED if compiled else EXACT_CARDS_PYTHON
     if state.draw_pile == 0 and _cards_in_play(state) <= exact_cards:
-        a = solve_exact(state, time_budget=sample_time,
-                        engine="cython" if compiled else "python")
-        return {"moves": [(m.move, [float(x) for x in m.loss]) for m in a.moves],
-                "solver": "exact", "nodes": int(a.stats.get("nodes", 0))}
+        r = _exact_values(state, compiled, sample_time)
+        if r is not None:
+            return r
     srng = random.Random(f"palace-search-{seed}-{i}")
     ex = Expectimax(state.n, srng, depth=depth or 1, rollouts=rollouts,
                     chance_width=chance_width, policy=policy)

@@ -150,7 +150,7 @@ def consistent_deals(pos: Position) -> list[tuple[list[list[int]], Fraction]]:
             deal = [list(h) for h in acc]
             out.append((deal, deal_probability(pos, deal)))
             return
-        for h in hands(slots[p], left, 0):
+        for h in list(hands(slots[p], list(left), 0)):
             for r in h:
                 left[r] -= 1
             rec(p + 1, left, acc + [h])
