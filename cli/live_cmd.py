@@ -10,6 +10,7 @@ import click
 
 from palace_solver.cards import RANKS, rank_name
 from palace_solver.live import LiveError, Session, Setup, parse_cards
+from palace_solver.position import InvalidPositionError, load_position
 from palace_solver.rules import VARIANTS, Rules, RulesError
 
 HELP = """\
@@ -212,7 +213,9 @@ def format_hint(h: dict | None) -> str:
     lines = [f"suggestions for {you} ({h['method']}, {h.get('seconds', 0):.2f} s), "
              f"loss probability of {you}:"]
     for i, m in enumerate(h["moves"][:8]):
-        lines.append(f"  {i + 1}. {m['move']:<10} {100 * m['mover_loss']:5.1f}%")
+        ci = m.get("ci95")
+        pm = f"  ({100 * ci[0]:.1f} to {100 * ci[1]:.1f}%)" if ci else ""
+        lines.append(f"  {i + 1}. {m['move']:<10} {100 * m['mover_loss']:5.1f}%{pm}")
     if len(h["moves"]) > 8:
         lines.append(f"  ... {len(h['moves']) - 8} more")
     return "\n".join(lines)
@@ -262,6 +265,9 @@ def _prompt(session: Session) -> str:
               help="The dealer (default: the last name, so the first name is left of "
                    "the dealer).")
 @click.option("--first", default=None, help="Who plays first (default: the rule decides).")
+@click.option("--position", "position_arg", default=None,
+              help="Start mid-game from a position (file, JSON or text form) as you see it; "
+                   "you are its perspective (else --me, else the player to move).")
 @click.option("--time", "time_budget", type=float, default=2.0, show_default=True,
               help="Seconds for each suggestion.")
 @click.option("--hints/--no-hints", default=True, show_default=True,
@@ -278,8 +284,8 @@ def _prompt(session: Session) -> str:
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the sampled analysis.")
 @click.option("--color/--no-color", default=None, help="Color the cards in 'show'.")
-def live(players, names, me, rules_name, variants, hand, ups, dealer, first, time_budget,
-         hints, path, resume, script, as_json, seed, color):
+def live(players, names, me, rules_name, variants, hand, ups, dealer, first, position_arg,
+         time_budget, hints, path, resume, script, as_json, seed, color):
     """Follow a real game from your seat and get suggestions on your turn.
 
     Give the table as you see it after the deal (names in turn order, your hand, every
@@ -300,6 +306,18 @@ def live(players, names, me, rules_name, variants, hand, ups, dealer, first, tim
         if resume:
             session = Session.load(resume)
             path = resume
+        elif position_arg is not None:
+            try:
+                pos = load_position(position_arg)
+            except InvalidPositionError as e:
+                raise LiveError(str(e)) from None
+            seat = None
+            if me is not None:
+                seat = _seat(me, [p.name or f"p{i}" for i, p in enumerate(pos.players)],
+                             "--me")
+            session = Session(Setup.from_position(pos, seat))
+            if path is None and script is None:
+                path = _default_path()
         else:
             rules = None
             if rules_name is not None or variants:

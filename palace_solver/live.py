@@ -81,6 +81,16 @@ class Setup:
     face_up: list[list[int]]
     dealer: int | None = None
     first: int | None = None
+    position: Position | None = None     # start mid-game from this position instead
+
+    @classmethod
+    def from_position(cls, pos: Position, me: int | None = None) -> "Setup":
+        """Start following a game mid-way: ``pos`` as the user sees it (the user's hand
+        fully known; ``me`` defaults to the perspective, else the player to move)."""
+        me = me if me is not None else pos.viewer()
+        names = [p.name or ("me" if i == me else f"p{i}") for i, p in enumerate(pos.players)]
+        return cls(names=names, me=me, rules=pos.rules, hand=list(pos.players[me].hand_known),
+                   face_up=[list(p.face_up) for p in pos.players], position=pos).validate()
 
     @property
     def n(self) -> int:
@@ -108,6 +118,12 @@ class Setup:
         for key, v in (("me", self.me), ("dealer", self.dealer), ("first", self.first)):
             if v is not None and not 0 <= v < n:
                 raise LiveError(f"{key} {v} is out of range (seats 0 to {n - 1})")
+        if self.position is not None:
+            if self.position.n != n:
+                raise LiveError("the names do not match the position's players")
+            if not self.position.players[self.me].hand_fully_known:
+                raise LiveError("your own hand must be fully known in the position")
+            return self
         z = self.rules.zone_size
         if len(self.hand) != z:
             raise LiveError(f"your hand has {len(self.hand)} cards; it should have {z}")
@@ -131,7 +147,8 @@ class Setup:
         return {"names": list(self.names), "me": self.me, "rules": self.rules.to_json(),
                 "hand": [rank_name(r) for r in self.hand],
                 "face_up": [[rank_name(r) for r in up] for up in self.face_up],
-                "dealer": self.dealer, "first": self.first}
+                "dealer": self.dealer, "first": self.first,
+                **({"position": self.position.to_json()} if self.position is not None else {})}
 
     @classmethod
     def from_json(cls, obj: dict) -> "Setup":
@@ -141,7 +158,9 @@ class Setup:
                        rules=Rules.from_json(obj.get("rules", "standard")),
                        hand=[parse_rank(c) for c in obj["hand"]],
                        face_up=[[parse_rank(c) for c in up] for up in obj["face_up"]],
-                       dealer=obj.get("dealer"), first=obj.get("first")).validate()
+                       dealer=obj.get("dealer"), first=obj.get("first"),
+                       position=Position.from_json(obj["position"]) if obj.get("position")
+                       else None).validate()
         except (KeyError, TypeError, ValueError) as e:
             if isinstance(e, LiveError):
                 raise
@@ -216,6 +235,8 @@ class Session:
     def _initial(self) -> tuple[State, bool]:
         st = self.setup
         rules, n, z = self.rules, self.n, self.rules.zone_size
+        if st.position is not None:
+            return self._from_position(st.position), False
         s = State(rules, n)
         for r in st.hand:
             s.hands[self.me][r] += 1
@@ -248,6 +269,25 @@ class Session:
             else:
                 s.to_move = f
         return s, first_open
+
+    def _from_position(self, pos: Position) -> State:
+        s = State(self.rules, self.n)
+        for i, p in enumerate(pos.players):
+            for r in p.hand_known:
+                s.hands[i][r] += 1
+            s.hands[i][UNKNOWN] = p.hand_unknown
+            for r in p.face_up:
+                s.face_up[i][r] += 1
+            s.face_down[i] = p.face_down
+        s.pile = list(pos.pile)
+        for r in pos.burned:
+            s.burned[r] += 1
+        s.pool = pos.unseen_counts()
+        s.pool[UNKNOWN] = 0
+        s.draw_pile = pos.draw_pile
+        s.to_move, s.direction, s.last_player = pos.to_move, pos.direction, pos.last_player
+        s.phase = PLAY_PHASE
+        return s
 
     def _left_of_dealer(self) -> int:
         return (self.dealer + 1) % self.n
@@ -373,7 +413,7 @@ class Session:
             if not (s.is_chance() and s.pending[0] == "start"):
                 raise LiveError("no start card is expected now")
             if not s.pool[payload]:
-                raise LiveError(f"the start card cannot be a {rank_name(payload)}: "
+                raise LiveError(f"the start card cannot be {_a(payload)}: "
                                 f"every {rank_name(payload)} is seen")
             s.apply(payload)
             if s.is_chance():
@@ -418,7 +458,8 @@ class Session:
         if s.out[p]:
             raise LiveError(f"{self.name(p)} {'are' if p == self.me else 'is'} out")
         if p != s.to_move:
-            raise LiveError(f"it is {self.name(s.to_move)}'s turn, not {self.name(p)}'s"
+            raise LiveError(f"it is {self.name(s.to_move)}'s turn, not "
+                            f"{'yours' if p == self.me else self.names[p] + chr(39) + 's'}"
                             if s.to_move != self.me else
                             f"it is your turn, not {self.names[p]}'s")
         return p
@@ -435,7 +476,7 @@ class Session:
                                 f"{'have' if p == self.me else 'has'} "
                                 f"{'hand' if src == HAND else 'face-up'} cards")
             if not s.pool[r]:
-                raise LiveError(f"the flip cannot be a {rank_name(r)}: all "
+                raise LiveError(f"the flip cannot be {_a(r)}: all "
                                 f"{s.rules.deck_counts(s.n)[r]} are seen")
             legal = s.playable(r)
             s.apply(Move.flip())
@@ -505,6 +546,9 @@ class Session:
                 + rank_name(r)
             raise LiveError(f"{self.names[p]} cannot play {k}: {known} and "
                             f"{_plural(hand[UNKNOWN], 'unknown card')} in hand")
+        if not s.pool[r] and not hand[r]:
+            raise LiveError(f"{self.names[p]} cannot hold {_a(r)}: every {rank_name(r)} "
+                            f"is seen elsewhere")
         if need > s.pool[r]:
             deck = s.rules.deck_counts(s.n)[r]
             raise LiveError(f"{self.names[p]} cannot have {_plural(k, rank_name(r))}: "
@@ -529,7 +573,7 @@ class Session:
         left = s.pool[:]
         for r in cards:
             if not left[r]:
-                raise LiveError(f"you cannot draw a {rank_name(r)}: every "
+                raise LiveError(f"you cannot draw {_a(r)}: every "
                                 f"{rank_name(r)} is seen")
             left[r] -= 1
         for r in cards:
@@ -775,9 +819,11 @@ class Session:
         mover = seats[a["to_move"]]
         mine = seats.index(self.me) if self.me in seats else None
         moves = []
+        ci = (a.get("stats") or {}).get("move_ci95") or {}
         for m in a["moves"]:
             lp = m["loss_probability"]
-            moves.append({"move": m["move"], "loss": {self.names[q]: lp[i]
+            iv = ci.get(m["move"])
+            moves.append({"ci95": iv[a["to_move"]] if iv else None,"move": m["move"], "loss": {self.names[q]: lp[i]
                                                       for i, q in enumerate(seats)},
                           "your_loss": lp[mine] if mine is not None else None,
                           "mover_loss": lp[a["to_move"]]})
@@ -843,6 +889,11 @@ def _flipped(before: State, after: State) -> int:
     return 0  # pragma: no cover
 
 
+def _a(r: int) -> str:
+    """``a 7``, ``an 8``, ``an A``."""
+    return ("an " if r in (8, 14) else "a ") + rank_name(r)
+
+
 def _ordinal(k: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
 
@@ -857,16 +908,15 @@ def _analysis_child(conn, pos_json, time_budget, seed, engine):
         try:
             a = analyze(pos, time_budget=time_budget, seed=seed, engine=engine)
         except ImportError as e:
-            if is_exact_mode(pos) and engine is None and "sampled" not in str(e):
-                # The compiled search is not there yet: the reference solver.
+            missing = getattr(e, "name", None) or str(e)
+            if is_exact_mode(pos) and engine is None and missing.endswith((".search", "search")):
+                # No compiled solver yet: the reference solver (the parent's deadline holds).
                 a = analyze(pos, time_budget=time_budget, seed=seed, engine="python")
-            elif not is_exact_mode(pos):
-                conn.send({"ok": False, "message": "hint unavailable: this position has hidden "
-                           "cards and the sampled analysis (palace_solver.sampled) is not "
-                           "installed"})
-                return
             else:
-                raise
+                kind = "exact" if is_exact_mode(pos) else "hidden-card"
+                conn.send({"ok": False, "message": f"hint unavailable for this {kind} "
+                           f"position: the analysis module {missing} is not installed"})
+                return
         conn.send({"ok": True, "message": "", "analysis": a.to_json()})
     except BaseException as e:  # noqa: BLE001 - reported to the parent
         conn.send({"ok": False, "message": f"hint failed: {type(e).__name__}: {e}"})
