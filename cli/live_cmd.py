@@ -81,6 +81,8 @@ def _rules(rules_name: str, variants) -> Rules:
 
 def _build_setup(players, names, me, rules, hand, ups, dealer, first, interactive) -> Setup:
     ask = interactive
+    # Optional questions only when the table is being asked for from the start.
+    ask_more = interactive and not names
 
     def prompt(text, default=None):
         return click.prompt(text, default=default, show_default=default is not None)
@@ -95,13 +97,13 @@ def _build_setup(players, names, me, rules, hand, ups, dealer, first, interactiv
         name_list = ["me"] + [f"p{i}" for i in range(1, n)]
     if players and players != len(name_list):
         raise LiveError(f"--players {players} but {len(name_list)} names")
-    if me is None and ask and "me" not in [x.lower() for x in name_list]:
+    if me is None and ask_more and "me" not in [x.lower() for x in name_list]:
         me = prompt("Which one are you", default=name_list[0])
     seat = _seat(me, name_list, "--me")
     if seat is None:
         low = [x.lower() for x in name_list]
         seat = low.index("me") if "me" in low else 0
-    if ask and rules is None:
+    if ask_more and rules is None:
         rules = prompt("Rules: standard, or variants separated by '+'", default="standard")
     rule_set = rules if isinstance(rules, Rules) else _rules(rules or "standard", ())
     z = rule_set.zone_size
@@ -116,7 +118,7 @@ def _build_setup(players, names, me, rules, hand, ups, dealer, first, interactiv
                 raise LiveError(f"--up is needed for {nm}: the face-up cards of every player")
             who = "Your" if i == seat else f"{nm}'s"
             up[i] = parse_cards(prompt(f"{who} face-up cards"))
-    if ask and first is None and dealer is None:
+    if ask_more and first is None and dealer is None:
         first = prompt("Who plays first (Enter: by the rule)", default="") or None
     setup = Setup(names=name_list, me=seat, rules=rule_set, hand=parse_cards(hand),
                   face_up=[up[i] for i in range(len(name_list))],
