@@ -590,14 +590,11 @@ class Session:
             notes.append("the pile burns")
             if s.to_move == p and not s.out[p] and not s.is_chance():
                 notes.append(f"{self.name(p)} play{'' if p == self.me else 's'} again")
-        taken = sum(s.hands[p][1:]) - sum(before.hands[p][1:]) + (
-            move.count if move.kind == PLAY else 0)
         if move.kind == PICKUP or (move.kind == FLIP and not before.playable(
                 _flipped(before, s))):
             got = [r for r in RANKS for _ in range(max(0, s.hands[p][r] - before.hands[p][r]))]
             notes.append(f"{self.name(p)} take{'' if p == self.me else 's'} "
                          f"{_plural(len(got), 'card')}: {_cards(got)}")
-        del taken
         while s.is_chance() and s.pending[0] == "draw" and s.pending[1] != self.me:
             _, q, k = s.pending
             s.draw_pile -= k
@@ -610,7 +607,8 @@ class Session:
                          f"({_ordinal(s.out_order.index(q) + 1)})")
         if s.is_chance() and s.pending[0] == "draw":
             k = s.pending[2]
-            notes.append(f"you draw {k}: enter them, e.g. 'draw {' '.join(['7'] * k)}'")
+            notes.append(f"you draw {k}: enter {'it' if k == 1 else 'them'}, "
+                         f"e.g. 'draw {' '.join(['7'] * k)}'")
         return "; ".join([msg] + notes) + self._turn_note(s)
 
     def _turn_note(self, s: State) -> str:
