@@ -153,7 +153,7 @@ ctypedef struct PState:
 # (TT.words + index * nwords): the 64-bit hash selects the bucket, the words verify.
 ctypedef struct TTEntry:
     uint64_t key              # hash_words of the position
-    float value[MAXV]         # loss probability per player (players 0..5)
+    double value[MAXV]        # loss probability per player (players 0..5)
     int16_t depth             # search depth the value holds for (-1 ... exact = high)
     uint8_t bound             # 0 = empty slot, TT_EXACT / TT_LOWER / TT_UPPER
     uint8_t age               # TT.generation when stored

@@ -21,8 +21,9 @@ from palace_solver.cards import RANKS
 include "core.pxi"
 include "tt.pxi"
 include "exact.pxi"
+include "deepen.pxi"
 
-assert sizeof(TTEntry) == 40
+assert sizeof(TTEntry) == 64
 assert sizeof(CMove) == 3
 
 _KIND_CODE = {PLAY: MK_PLAY, PICKUP: MK_PICKUP, FLIP: MK_FLIP}
@@ -384,7 +385,7 @@ cdef class TranspositionTable:
         """Store; returns False when the replacement rule kept a deeper entry."""
         cdef uint64_t words[MAX_WORDS]
         cdef uint64_t h = self._words(obj, words)
-        cdef float vals[MAXV]
+        cdef double vals[MAXV]
         cdef CMove m
         cdef int i, nv = len(values)
         if key is not None:

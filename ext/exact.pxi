@@ -108,6 +108,9 @@ cdef class ExactGraph:
     cdef uint64_t* hashes
     cdef int8_t* mover
     cdef int8_t* nact
+    cdef int8_t* pa             # lowest player still in (two-player layers: values are its loss)
+    cdef int8_t* pb             # the next player still in
+    cdef int32_t* loc           # a node's index inside the layer being solved
     cdef int32_t* prog
     cdef int64_t* estart
     cdef CMove* emove
@@ -128,7 +131,7 @@ cdef class ExactGraph:
         self.val = NULL
 
     def __dealloc__(self):
-        free(self.words); free(self.hashes); free(self.mover); free(self.nact)
+        free(self.words); free(self.hashes); free(self.mover); free(self.nact); free(self.pa); free(self.pb)
         free(self.prog); free(self.estart); free(self.emove); free(self.ostart)
         free(self.etotal); free(self.otgt); free(self.ow); free(self.slots); free(self.val)
 
@@ -190,6 +193,12 @@ cdef class ExactGraph:
         self.hashes[v] = h
         self.mover[v] = s.to_move
         self.nact[v] = <int8_t>(s.n - popcount16(s.out_mask))
+        self.pa[v] = 0
+        while (s.out_mask >> self.pa[v]) & 1:
+            self.pa[v] += 1
+        self.pb[v] = self.pa[v] + 1
+        while self.pb[v] < s.n and (s.out_mask >> self.pb[v]) & 1:
+            self.pb[v] += 1
         self.prog[v] = progress_of(s)
         self.slots[i] = <int32_t>v
         self.N = v + 1
@@ -206,10 +215,12 @@ cdef class ExactGraph:
         self.hashes = <uint64_t*>realloc(self.hashes, c * 8)
         self.mover = <int8_t*>realloc(self.mover, c)
         self.nact = <int8_t*>realloc(self.nact, c)
+        self.pa = <int8_t*>realloc(self.pa, c)
+        self.pb = <int8_t*>realloc(self.pb, c)
         self.prog = <int32_t*>realloc(self.prog, c * 4)
         self.estart = <int64_t*>realloc(self.estart, (c + 1) * 8)
         if (self.words == NULL or self.hashes == NULL or self.mover == NULL
-                or self.nact == NULL or self.prog == NULL or self.estart == NULL):
+                or self.nact == NULL or self.pa == NULL or self.pb == NULL or self.prog == NULL or self.estart == NULL):
             return -1
         self.cap_n = c
         return 0
@@ -370,6 +381,7 @@ cdef class ExactGraph:
         self.val = <double*>calloc(N * self.n, sizeof(double))
         solved = <int8_t*>calloc(N, 1)
         order = <int32_t*>malloc(N * sizeof(int32_t))
+        self.loc = <int32_t*>malloc(N * sizeof(int32_t))
         pmin = pmax = self.prog[0]
         for u in range(N):
             if self.prog[u] < pmin:
@@ -377,8 +389,9 @@ cdef class ExactGraph:
             if self.prog[u] > pmax:
                 pmax = self.prog[u]
         cnt = <int64_t*>calloc(pmax - pmin + 2, sizeof(int64_t))
-        if self.val == NULL or solved == NULL or order == NULL or cnt == NULL:
-            free(solved); free(order); free(cnt)
+        if (self.val == NULL or solved == NULL or order == NULL or cnt == NULL
+                or self.loc == NULL):
+            free(solved); free(order); free(cnt); free(self.loc); self.loc = NULL
             raise MemoryError()
         with nogil:
             # counting sort by progress, then by active players inside a progress value
@@ -398,7 +411,8 @@ cdef class ExactGraph:
                 self.layers += 1
                 rc = self._solve_layer(order + a, b - a, solved)
                 a = b
-        free(cnt); free(order); free(solved)
+        free(cnt); free(order); free(solved); free(self.loc)
+        self.loc = NULL
         if rc != 0:
             raise MemoryError("exact solver: out of memory")
         self.solve_seconds = time.perf_counter() - t0
@@ -428,57 +442,54 @@ cdef class ExactGraph:
         return rc
 
     cdef int _layer_2p(self, int32_t* nodes, int64_t m, int8_t* solved) noexcept nogil:
-        """exact._solve_layer_2p: sweep 1 (values above 1/2, player 1 resolves first), sweep
-        2 (below 1/2, player 0 first), the rest is 1/2. Values: player 0's loss."""
+        """exact._solve_layer_2p. With a < b the two players still in and v = a's loss:
+        sweep 1 (values above 1/2, b's nodes resolve first), sweep 2 (below 1/2, a's
+        nodes first), the rest is 1/2."""
+        cdef int n = self.n
         cdef int32_t prog = self.prog[nodes[0]]
-        cdef int64_t i, e, o, q, npred = 0
+        cdef int64_t i, e, q, npred = 0
         cdef int32_t u, t, pu
-        cdef int first, sweep
+        cdef int sweep, a
         cdef double sign, half, sc, best, v
-        cdef double vec[2]
-        cdef bint have, blk
+        cdef double vec[MAXP]
+        cdef bint have, blk, firstres
         cdef int64_t* pstart = <int64_t*>calloc(m + 1, sizeof(int64_t))
-        cdef int32_t* lidx = NULL
+        cdef int64_t* fill = <int64_t*>malloc((m + 1) * sizeof(int64_t))
         cdef int32_t* preds = NULL
         cdef int32_t* remaining = <int32_t*>malloc(m * sizeof(int32_t))
         cdef double* worst = <double*>malloc(m * sizeof(double))
         cdef int8_t* state = <int8_t*>malloc(m)   # 0 open, 1 blocked, 2 done
         cdef MaxHeap h
         h.key = NULL; h.node = NULL; h.n = 0; h.cap = 0
-        if pstart == NULL or remaining == NULL or worst == NULL or state == NULL:
-            free(pstart); free(remaining); free(worst); free(state)
+        if (pstart == NULL or fill == NULL or remaining == NULL or worst == NULL
+                or state == NULL):
+            free(pstart); free(fill); free(remaining); free(worst); free(state)
             return -1
-        # local index of each node of the layer (stored in the node's value slot 1 while
-        # the layer is open: values of unsolved nodes are not read)
         for i in range(m):
-            self.val[<int64_t>nodes[i] * 2 + 1] = <double>i
+            self.loc[nodes[i]] = <int32_t>i
         # predecessor lists (CSR) over the inner moves
         for i in range(m):
             u = nodes[i]
             for e in range(self.estart[u], self.estart[u + 1]):
                 if self._inner(e, prog, solved):
-                    t = self.otgt[self.ostart[e]]
-                    pstart[<int64_t>self.val[<int64_t>t * 2 + 1] + 1] += 1
+                    pstart[self.loc[self.otgt[self.ostart[e]]] + 1] += 1
                     npred += 1
         for i in range(m):
             pstart[i + 1] += pstart[i]
         preds = <int32_t*>malloc((npred + 1) * sizeof(int32_t))
-        lidx = <int32_t*>malloc(m * sizeof(int32_t))
-        if preds == NULL or lidx == NULL:
-            free(pstart); free(remaining); free(worst); free(state); free(preds); free(lidx)
+        if preds == NULL:
+            free(pstart); free(fill); free(remaining); free(worst); free(state)
             return -1
         for i in range(m):
-            lidx[i] = <int32_t>pstart[i]
+            fill[i] = pstart[i]
         for i in range(m):
             u = nodes[i]
             for e in range(self.estart[u], self.estart[u + 1]):
                 if self._inner(e, prog, solved):
-                    t = self.otgt[self.ostart[e]]
-                    q = <int64_t>self.val[<int64_t>t * 2 + 1]
-                    preds[lidx[q]] = <int32_t>i
-                    lidx[q] += 1
+                    q = self.loc[self.otgt[self.ostart[e]]]
+                    preds[fill[q]] = <int32_t>i
+                    fill[q] += 1
         for sweep in range(2):
-            first = 1 if sweep == 0 else 0
             sign = 1.0 if sweep == 0 else -1.0
             half = 0.5 * sign
             h.n = 0
@@ -487,6 +498,8 @@ cdef class ExactGraph:
                 if solved[u]:
                     state[i] = 2
                     continue
+                a = self.pa[u]
+                firstres = (self.mover[u] == a) == (sweep == 1)
                 state[i] = 0
                 remaining[i] = 0
                 have = False
@@ -498,11 +511,11 @@ cdef class ExactGraph:
                         remaining[i] += 1
                         continue
                     self._edge_value(e, vec)
-                    v = vec[0]
+                    v = vec[a]
                     if fabs(v - 0.5) < SNAP:
                         v = 0.5
                     sc = sign * v
-                    if self.mover[u] == first:
+                    if firstres:
                         if sc > half and sc > best:
                             best = sc
                             have = True
@@ -511,7 +524,7 @@ cdef class ExactGraph:
                             blk = True
                         if sc < worst[i]:
                             worst[i] = sc
-                if self.mover[u] == first:
+                if firstres:
                     if have and heap_push(&h, best, <int32_t>i) != 0:
                         return -1
                 elif blk:
@@ -526,14 +539,12 @@ cdef class ExactGraph:
                 state[pu] = 2
                 u = nodes[pu]
                 solved[u] = 1
-                v = sign * sc
-                self.val[<int64_t>u * 2] = v
-                self.val[<int64_t>u * 2 + 1] = 1.0 - v
+                self._set_pair(u, sign * sc)
                 for q in range(pstart[pu], pstart[pu + 1]):
                     i = preds[q]
                     if state[i] != 0:
                         continue
-                    if self.mover[nodes[i]] == first:
+                    if (self.mover[nodes[i]] == self.pa[nodes[i]]) == (sweep == 1):
                         if heap_push(&h, sc, <int32_t>i) != 0:
                             return -1
                     else:
@@ -547,11 +558,19 @@ cdef class ExactGraph:
             u = nodes[i]
             if not solved[u]:
                 solved[u] = 1
-                self.val[<int64_t>u * 2] = 0.5
-                self.val[<int64_t>u * 2 + 1] = 0.5
+                self._set_pair(u, 0.5)
         free(h.key); free(h.node)
-        free(pstart); free(remaining); free(worst); free(state); free(preds); free(lidx)
+        free(pstart); free(fill); free(remaining); free(worst); free(state); free(preds)
         return 0
+
+    cdef void _set_pair(self, int32_t u, double v) noexcept nogil:
+        """Value of a two-player node: v for the lower player still in, 1 - v for the
+        other, 0 for the players out."""
+        cdef int n = self.n, j
+        for j in range(n):
+            self.val[<int64_t>u * n + j] = 0.0
+        self.val[<int64_t>u * n + self.pa[u]] = v
+        self.val[<int64_t>u * n + self.pb[u]] = 1.0 - v
 
     cdef int _layer_np(self, int32_t* nodes, int64_t m, int8_t* solved) noexcept nogil:
         """exact._solve_layer_np: Jacobi sweeps from the draw value until nothing changes
@@ -577,15 +596,14 @@ cdef class ExactGraph:
         if cur == NULL or nxt == NULL or ostart_l == NULL or opt == NULL or exitv == NULL:
             free(cur); free(nxt); free(ostart_l); free(opt); free(exitv)
             return -1
-        # local index in the value slot 0 while the layer is open
         for i in range(m):
-            self.val[<int64_t>nodes[i] * n] = <double>i
+            self.loc[nodes[i]] = <int32_t>i
         for i in range(m):
             u = nodes[i]
             ostart_l[i] = nopt
             for e in range(self.estart[u], self.estart[u + 1]):
                 if self._inner(e, prog, solved):
-                    opt[nopt] = <int64_t>self.val[<int64_t>self.otgt[self.ostart[e]] * n]
+                    opt[nopt] = self.loc[self.otgt[self.ostart[e]]]
                 else:
                     opt[nopt] = -1
                     self._edge_value(e, &exitv[nopt * n])

@@ -1,6 +1,6 @@
 # Transposition table: buckets of TT_BUCKET entries, power-of-two bucket count, full-key check.
 #
-# Layout: TT.entries[b * TT_BUCKET + i] (TTEntry, 40 bytes) and, in a parallel array,
+# Layout: TT.entries[b * TT_BUCKET + i] (TTEntry, 64 bytes) and, in a parallel array,
 # TT.words[(b * TT_BUCKET + i) * nwords ...] the packed position (pack_state). The bucket is
 # hash & mask; a slot matches only when its 64-bit hash AND its packed words are equal, so a
 # hash collision can never return another position's value (it is counted in `collisions`).
@@ -74,7 +74,7 @@ cdef inline TTEntry* tt_probe(TT* t, uint64_t key, const uint64_t* words) noexce
     return NULL
 
 
-cdef inline TTEntry* tt_store(TT* t, uint64_t key, const uint64_t* words, const float* values,
+cdef inline TTEntry* tt_store(TT* t, uint64_t key, const uint64_t* words, const double* values,
                               int nv, int depth, int bound, CMove best) noexcept nogil:
     """Store a result under the replacement rule above; returns the slot written, or NULL
     when a deeper current entry of the same position was kept."""

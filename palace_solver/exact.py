@@ -168,12 +168,13 @@ class ExactSolver:
         t0 = time.perf_counter()
         self.build()
         self.value = [None] * len(self.states)
-        layers: dict[int, list[int]] = {}
+        layers: dict[tuple, list[int]] = {}
         for u, s in enumerate(self.states):
-            layers.setdefault(progress(s), []).append(u)
-        for lvl in sorted(layers):
-            nodes = layers[lvl]
-            if len(self.states[nodes[0]].active()) == 2:
+            # Same progress, different players out: no move links the two groups.
+            layers.setdefault((progress(s), len(s.active()) == 2), []).append(u)
+        for lvl, two in sorted(layers):
+            nodes = layers[lvl, two]
+            if two:
                 _solve_layer_2p(self, nodes)
             else:
                 _solve_layer_np(self, nodes)
@@ -205,31 +206,43 @@ def _split_options(solver: ExactSolver, u: int, inside: set):
 def _solve_layer_2p(solver: ExactSolver, nodes: list[int]) -> None:
     """Zero-sum reachability game with endless play worth 1/2.
 
-    Let v be player 0's loss; player 0 minimises it, player 1 maximises it. First sweep:
-    values above 1/2, met from the highest down. A node of player 1 takes the first value
-    that reaches it (the best it can force); a node of player 0 only once all its options
-    are known and above 1/2 (then it takes their minimum). This is the attractor of player 1
-    to the exits of value >= t for every threshold t at once, computed like Dijkstra's
+    With players a < b the two still in, let v be a's loss; a minimises it, b maximises it.
+    First sweep: values above 1/2, met from the highest down. A node of b takes the first
+    value that reaches it (the best it can force); a node of a only once all its options
+    are known and above 1/2 (then it takes their minimum). This is the attractor of b to
+    the exits of value >= t for every threshold t at once, computed like Dijkstra's
     algorithm. Second sweep: the same for values below 1/2 with the roles swapped. A node
     reached by neither sweep can be held to 1/2 by both players (each stays out of the
     other's attractor), so endless play or exits worth 1/2 give it exactly 1/2.
     """
     inside = set(nodes)
-    for first, sign in ((1, 1), (0, -1)):
-        # score = sign * v: the sweep's first-resolver (player `first`) maximises it.
+    n = solver.n
+    pair = {u: solver.states[u].active() for u in nodes}
+
+    def vector(u, v):
+        a, b = pair[u]
+        out = [Fraction(0)] * n
+        out[a], out[b] = v, 1 - v
+        return out
+
+    for sweep, sign in ((0, 1), (1, -1)):
+        # score = sign * v; the sweep's first-resolver (b, then a) maximises it.
         half = sign * HALF
         heap: list = []
         remaining: dict[int, int] = {}
         worst: dict[int, Fraction] = {}
         blocked: set[int] = set()
         preds: dict[int, list[int]] = {}
-        todo = [u for u in nodes if u in inside]
-        for u in todo:
+
+        def resolves_first(u):
+            return (solver.states[u].to_move == pair[u][0]) == (sweep == 1)
+
+        for u in [u for u in nodes if u in inside]:
             known, unknown = _split_options(solver, u, inside)
             for c in unknown:
                 preds.setdefault(c, []).append(u)
-            scores = [sign * k[0] for k in known]
-            if solver.states[u].to_move == first:
+            scores = [sign * k[pair[u][0]] for k in known]
+            if resolves_first(u):
                 good = [s for s in scores if s > half]
                 if good:
                     heapq.heappush(heap, (-max(good), u))
@@ -248,12 +261,11 @@ def _solve_layer_2p(solver: ExactSolver, nodes: list[int]) -> None:
                 continue
             done.add(u)
             s = -negs
-            v = sign * s
-            solver.value[u] = [v, 1 - v]
+            solver.value[u] = vector(u, sign * s)
             for p in preds.get(u, ()):
                 if p in done or p in blocked:
                     continue
-                if solver.states[p].to_move == first:
+                if resolves_first(p):
                     heapq.heappush(heap, (-s, p))
                 else:
                     remaining[p] -= 1
@@ -263,15 +275,16 @@ def _solve_layer_2p(solver: ExactSolver, nodes: list[int]) -> None:
                         heapq.heappush(heap, (-worst[p], p))
         inside -= done
     for u in inside:
-        solver.value[u] = [HALF, HALF]
+        solver.value[u] = vector(u, HALF)
 
 
 def _solve_layer_np(solver: ExactSolver, nodes: list[int], max_sweeps: int = 1000) -> None:
     """Three or more players in the layer: a deterministic fixed point.
 
     Start every node of the layer at the draw value (the players still in share the loss)
-    and sweep the nodes in a fixed order, each mover taking the option with its lowest own
-    loss (ties: the first option in legal-move order), until nothing changes or
+    and update all nodes at once from the previous sweep's values (Jacobi, so the result
+    does not depend on the order nodes were met), each mover taking the option with its
+    lowest own loss (ties: the first option in legal-move order), until nothing changes or
     ``max_sweeps`` sweeps have run. Within a layer every option is a copy of another node's
     value or of an exit, so the values stay exact fractions.
     """
@@ -288,7 +301,7 @@ def _solve_layer_np(solver: ExactSolver, nodes: list[int], max_sweeps: int = 100
                 row.append(tuple(solver._edge_value(e)))
         opts[u] = row
     for _ in range(max_sweeps):
-        changed = False
+        new = {}
         for u in nodes:
             p = solver.states[u].to_move
             best = None
@@ -296,9 +309,10 @@ def _solve_layer_np(solver: ExactSolver, nodes: list[int], max_sweeps: int = 100
                 v = list(o) if isinstance(o, tuple) else solver.value[o]
                 if best is None or v[p] < best[p]:
                     best = v
-            if best != solver.value[u]:
-                solver.value[u] = list(best)
-                changed = True
+            new[u] = list(best)
+        changed = any(new[u] != solver.value[u] for u in nodes)
+        for u in nodes:
+            solver.value[u] = new[u]
         if not changed:
             break
 

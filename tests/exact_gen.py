@@ -60,7 +60,11 @@ def random_rules(rng: random.Random, k: int = 2) -> Rules:
     return Rules.with_variants(rng.sample(PLAY_VARIANTS, rng.randint(0, k)))
 
 
-def brute_force(s: State, path=None) -> list[Fraction]:
+class TooBig(Exception):
+    """The brute force went past its call budget (the caller picks another position)."""
+
+
+def brute_force(s: State, path=None, budget=None) -> list[Fraction]:
     """Expectiminimax by definition: no table, exact fractions, and the first repetition
     of a decision position on the line of play is a draw (the players still in share the
     loss). Each mover minimises their own loss; ties keep the first move."""
@@ -71,7 +75,7 @@ def brute_force(s: State, path=None) -> list[Fraction]:
         for r, p in s.chance_outcomes():
             c = s.clone()
             c.apply(r)
-            v = brute_force(c, path)
+            v = brute_force(c, path, budget)
             total = [a + p * b for a, b in zip(total, v)]
         return total
     path = set() if path is None else path
@@ -84,18 +88,18 @@ def brute_force(s: State, path=None) -> list[Fraction]:
     for m in s.legal_moves():
         c = s.clone()
         c.apply(m)
-        v = brute_force(c, path)
+        v = brute_force(c, path, budget)
         if best is None or v[s.to_move] < best[s.to_move]:
             best = v
     path.discard(k)
     return best
 
 
-def brute_force_moves(s: State) -> dict[str, list[Fraction]]:
+def brute_force_moves(s: State, budget=None) -> dict[str, list[Fraction]]:
     """The brute-force value after each legal move of the root."""
     out = {}
     for m in s.legal_moves():
         c = s.clone()
         c.apply(m)
-        out[str(m)] = brute_force(c, {s.key()})
+        out[str(m)] = brute_force(c, {s.key()}, budget)
     return out

@@ -1,0 +1,385 @@
+# Depth-limited search with iterative deepening, for exact-mode positions whose whole graph
+# is too large for the budget (palace_solver/deepening.py drives it).
+#
+# Two players: alpha-beta on v = player 0's loss (player 0 minimises, player 1 maximises),
+# Ballard's Star1 at chance nodes (values lie in [0, 1], so each outcome gets a window that
+# already accounts for the outcomes still to come), the transposition table for bounds and
+# move ordering (the table's best move is tried first). Three or more players: max-n
+# expectimax (each mover minimises their own loss), no pruning.
+#
+# A decision position that repeats one on the current line scores as a draw. Such a value
+# depends on the line, so a result that used a repetition of a position above the node is
+# never stored (the graph-history interaction); see `minrep`.
+#
+# At depth 0 the horizon evaluation estimates the loss (see horizon_eval). An iteration
+# that never needed it saw every line end in a terminal or a repetition: its values are the
+# repetition-is-a-draw values of the whole tree, which equal the exact graph values.
+
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from libc.math cimport exp
+
+cdef enum:
+    MAXPLY = 512
+    DEPTH_EXACT = 30000      # table depth of a value whose subtree met no horizon
+
+cdef double EVAL_SCALE = 0.55    # see horizon_eval; fitted by benchmarks/calibrate_eval.py
+cdef double EVAL_TEMPO = 0.45
+cdef double EVAL_BLIND = 1.0
+
+
+cdef inline double now_seconds() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline double player_burden(const PState* s, int p) noexcept nogil:
+    return s.pl[p].hand_n + s.pl[p].up_n + EVAL_BLIND * s.pl[p].face_down
+
+
+cdef void horizon_eval(const PState* s, double* out) noexcept nogil:
+    """Estimated loss of each player: a softmax of their remaining cards (face-down cards
+    weighted by EVAL_BLIND), with a tempo bonus for the player to move. With two players it
+    is the logistic curve 1 / (1 + exp(-(SCALE * (c0 - c1) - TEMPO * m))), m = +1 when
+    player 0 moves, -1 otherwise. Fitted to exact values: benchmarks/calibrate_eval.py."""
+    cdef int p, n = s.n
+    cdef double z = 0.0, w
+    cdef double e[MAXP]
+    for p in range(n):
+        if (s.out_mask >> p) & 1:
+            e[p] = 0.0
+            continue
+        w = EVAL_SCALE * player_burden(s, p)
+        if p == s.to_move:
+            w -= EVAL_TEMPO
+        e[p] = exp(w)
+        z += e[p]
+    for p in range(n):
+        out[p] = e[p] / z
+
+
+cdef class DeepSearch:
+    """One iterative-deepening search over a root position (see deepening.py)."""
+    cdef PState root
+    cdef TT tt
+    cdef int n, nw
+    cdef uint64_t path[MAXPLY]
+    cdef public uint64_t nodes, evals, reps, star_cuts, ab_cuts
+    cdef int minrep
+    cdef bint cut, aborted
+    cdef double deadline
+    cdef bint tt_ok
+
+    def __cinit__(self, CState root, double hash_mb=64.0):
+        copy_state(&self.root, &root.s)
+        self.n = root.s.n
+        self.nw = pack_nwords(&root.s)
+        self.tt_ok = tt_init(&self.tt, hash_mb, self.nw) == 0
+        if not self.tt_ok:
+            raise MemoryError(f"cannot allocate a {hash_mb} MB table")
+
+    def __dealloc__(self):
+        if self.tt_ok:
+            tt_free(&self.tt)
+
+    def table_stats(self):
+        return {"probes": self.tt.probes, "hits": self.tt.hits,
+                "collisions": self.tt.collisions, "stores": self.tt.stores,
+                "replacements": self.tt.replacements,
+                "occupancy": self.tt.occupied / <double>(self.tt.nbuckets * TT_BUCKET),
+                "mb": (self.tt.nbuckets * TT_BUCKET
+                       * (sizeof(TTEntry) + 8 * self.nw)) / 1048576.0}
+
+    def iterate(self, int depth, double seconds):
+        """Search every root move to ``depth``; returns (complete, [(Move, loss vector)])
+        or None when the time ran out first (seconds <= 0: no limit)."""
+        cdef CMove moves[MAX_MOVES]
+        cdef PState c
+        cdef int nm, j, i
+        cdef double vec[MAXP]
+        cdef uint64_t words[MAX_WORDS]
+        self.cut = False
+        self.aborted = False
+        self.deadline = now_seconds() + seconds if seconds > 0 else 0.0
+        tt_new_search(&self.tt)
+        pack_state(&self.root, words)
+        self.path[0] = hash_words(words, self.nw)
+        nm = gen_moves(&self.root, moves)
+        out = []
+        for j in range(nm):
+            with nogil:
+                copy_state(&c, &self.root)
+                apply_move(&c, moves[j])
+                self.minrep = MAXPLY
+                if self.n == 2:
+                    vec[0] = self._after_move(&c, depth - 1, 0.0, 1.0, 1)
+                    vec[1] = 1.0 - vec[0]
+                else:
+                    self._after_move_n(&c, depth - 1, 1, vec)
+            if self.aborted:
+                return None
+            out.append((_move_obj(moves[j]), [vec[i] for i in range(self.n)]))
+        return (not self.cut, out)
+
+    # -- two players ------------------------------------------------------------------------
+    cdef inline double _loss0(self, const PState* s) noexcept nogil:
+        cdef double loss[MAXP]
+        terminal_loss(s, loss)
+        return loss[0]
+
+    cdef double _after_move(self, PState* c, int depth, double alpha, double beta,
+                            int ply) noexcept nogil:
+        """Value of the state a move led to: terminal, chance (Star1) or decision."""
+        cdef int ranks[16]
+        cdef int weights[16]
+        cdef int k, i, total = 0
+        cdef double p, left = 1.0, acc = 0.0, lo, hi, v
+        cdef PState d
+        if ps_is_terminal(c):
+            return self._loss0(c)
+        if not ps_is_chance(c):
+            return self._ab(c, depth, alpha, beta, ply)
+        k = chance_outcomes(c, ranks, weights)
+        for i in range(k):
+            total += weights[i]
+        for i in range(k):
+            p = weights[i] / <double>total
+            left -= p
+            # Star1: the outcome must lift the average above alpha even if every later
+            # outcome scores 1, and keep it below beta even if they all score 0.
+            lo = (alpha - acc - left) / p
+            hi = (beta - acc) / p
+            if lo < 0.0:
+                lo = 0.0
+            if hi > 1.0:
+                hi = 1.0
+            copy_state(&d, c)
+            apply_chance(&d, ranks[i])
+            if ps_is_terminal(&d):
+                v = self._loss0(&d)
+            else:
+                v = self._ab(&d, depth, lo, hi, ply)
+            acc += p * v
+            if acc + left <= alpha:
+                self.star_cuts += 1
+                return acc + left
+            if acc >= beta:
+                self.star_cuts += 1
+                return acc
+        return acc
+
+    cdef double _ab(self, PState* s, int depth, double alpha, double beta,
+                    int ply) noexcept nogil:
+        cdef uint64_t words[MAX_WORDS]
+        cdef uint64_t h
+        cdef CMove moves[MAX_MOVES]
+        cdef CMove bestm, tmp
+        cdef PState c
+        cdef TTEntry* e
+        cdef int nm, j, i, bound, mover = s.to_move, saved_minrep, here
+        cdef double best, v, a0 = alpha, b0 = beta
+        cdef bint saved_cut, here_cut
+        cdef double store[MAXV]
+        self.nodes += 1
+        if (self.nodes & 4095) == 0 and self.deadline > 0 and now_seconds() > self.deadline:
+            self.aborted = True
+        if self.aborted:
+            return 0.5
+        pack_state(s, words)
+        h = hash_words(words, self.nw)
+        for i in range(ply):
+            if self.path[i] == h:
+                # a repetition of the position at ply i: a draw on this line
+                self.reps += 1
+                if i < self.minrep:
+                    self.minrep = i
+                return 0.5
+        if depth <= 0:
+            self.cut = True
+            self.evals += 1
+            horizon_eval(s, store)
+            return store[0]
+        if ply >= MAXPLY - 1:
+            self.cut = True
+            horizon_eval(s, store)
+            return store[0]
+        bestm.kind = 255
+        e = tt_probe(&self.tt, h, words)
+        if e != NULL:
+            bestm = e.best
+            if e.depth >= depth:
+                if e.depth < DEPTH_EXACT:
+                    self.cut = True
+                if e.bound == TT_EXACT:
+                    return e.value[0]
+                if e.bound == TT_LOWER and e.value[0] > alpha:
+                    alpha = e.value[0]
+                elif e.bound == TT_UPPER and e.value[0] < beta:
+                    beta = e.value[0]
+                if alpha >= beta:
+                    return e.value[0]
+        nm = gen_moves(s, moves)
+        if bestm.kind != 255:
+            for j in range(nm):
+                if (moves[j].kind == bestm.kind and moves[j].rank == bestm.rank
+                        and moves[j].count == bestm.count):
+                    tmp = moves[0]
+                    moves[0] = moves[j]
+                    moves[j] = tmp
+                    break
+        self.path[ply] = h
+        saved_minrep = self.minrep
+        self.minrep = MAXPLY
+        saved_cut = self.cut
+        self.cut = False
+        best = 2.0 if mover == 0 else -1.0
+        bestm = moves[0]
+        for j in range(nm):
+            copy_state(&c, s)
+            apply_move(&c, moves[j])
+            v = self._after_move(&c, depth - 1, alpha, beta, ply + 1)
+            if self.aborted:
+                break
+            if mover == 0:
+                if v < best:
+                    best = v
+                    bestm = moves[j]
+                if v < beta:
+                    beta = v
+            else:
+                if v > best:
+                    best = v
+                    bestm = moves[j]
+                if v > alpha:
+                    alpha = v
+            if alpha >= beta:
+                self.ab_cuts += 1
+                break
+        here = self.minrep
+        self.minrep = saved_minrep if saved_minrep < here else here
+        here_cut = self.cut
+        self.cut = saved_cut or here_cut
+        if not self.aborted and here >= ply:
+            if best <= a0:
+                bound = TT_UPPER
+            elif best >= b0:
+                bound = TT_LOWER
+            else:
+                bound = TT_EXACT
+            store[0] = best
+            store[1] = 1.0 - best
+            tt_store(&self.tt, h, words, store, 2, depth if here_cut else DEPTH_EXACT,
+                     bound, bestm)
+        return best
+
+    # -- three or more players ----------------------------------------------------------------
+    cdef void _after_move_n(self, PState* c, int depth, int ply, double* out) noexcept nogil:
+        cdef int ranks[16]
+        cdef int weights[16]
+        cdef int k, i, j, total = 0
+        cdef double p
+        cdef double v[MAXP]
+        cdef PState d
+        if ps_is_terminal(c):
+            terminal_loss(c, out)
+            return
+        if not ps_is_chance(c):
+            self._maxn(c, depth, ply, out)
+            return
+        k = chance_outcomes(c, ranks, weights)
+        for i in range(k):
+            total += weights[i]
+        for j in range(self.n):
+            out[j] = 0.0
+        for i in range(k):
+            p = weights[i] / <double>total
+            copy_state(&d, c)
+            apply_chance(&d, ranks[i])
+            if ps_is_terminal(&d):
+                terminal_loss(&d, v)
+            else:
+                self._maxn(&d, depth, ply, v)
+            for j in range(self.n):
+                out[j] += p * v[j]
+
+    cdef void _maxn(self, PState* s, int depth, int ply, double* out) noexcept nogil:
+        cdef uint64_t words[MAX_WORDS]
+        cdef uint64_t h
+        cdef CMove moves[MAX_MOVES]
+        cdef CMove bestm
+        cdef PState c
+        cdef TTEntry* e
+        cdef int nm, j, i, mover = s.to_move, saved_minrep, here, n = self.n
+        cdef double v[MAXP]
+        cdef bint have = False
+        cdef bint saved_cut, here_cut
+        self.nodes += 1
+        if (self.nodes & 4095) == 0 and self.deadline > 0 and now_seconds() > self.deadline:
+            self.aborted = True
+        if self.aborted:
+            horizon_eval(s, out)
+            return
+        pack_state(s, words)
+        h = hash_words(words, self.nw)
+        for i in range(ply):
+            if self.path[i] == h:
+                self.reps += 1
+                if i < self.minrep:
+                    self.minrep = i
+                for j in range(n):
+                    out[j] = 0.0 if (s.out_mask >> j) & 1 else 1.0 / (n - popcount16(s.out_mask))
+                return
+        if depth <= 0 or ply >= MAXPLY - 1:
+            self.cut = True
+            self.evals += 1
+            horizon_eval(s, out)
+            return
+        e = tt_probe(&self.tt, h, words)
+        if e != NULL and e.depth >= depth and n <= MAXV:
+            if e.depth < DEPTH_EXACT:
+                self.cut = True
+            for j in range(n):
+                out[j] = e.value[j]
+            return
+        self.path[ply] = h
+        saved_minrep = self.minrep
+        self.minrep = MAXPLY
+        saved_cut = self.cut
+        self.cut = False
+        nm = gen_moves(s, moves)
+        bestm = moves[0]
+        for j in range(nm):
+            copy_state(&c, s)
+            apply_move(&c, moves[j])
+            self._after_move_n(&c, depth - 1, ply + 1, v)
+            if self.aborted:
+                break
+            if not have or v[mover] < out[mover]:
+                have = True
+                bestm = moves[j]
+                for i in range(n):
+                    out[i] = v[i]
+        if not have:
+            horizon_eval(s, out)
+        here = self.minrep
+        self.minrep = saved_minrep if saved_minrep < here else here
+        here_cut = self.cut
+        self.cut = saved_cut or here_cut
+        if not self.aborted and here >= ply and n <= MAXV:
+            tt_store(&self.tt, h, words, out, n, depth if here_cut else DEPTH_EXACT,
+                     TT_EXACT, bestm)
+
+
+def eval_position(CState s):
+    """The horizon evaluation of a position (for calibration and tests)."""
+    cdef double out[MAXP]
+    horizon_eval(&s.s, out)
+    return [out[i] for i in range(s.s.n)]
+
+
+def set_eval_params(double scale, double tempo, double blind):
+    """Change the horizon evaluation's parameters (calibration only)."""
+    global EVAL_SCALE, EVAL_TEMPO, EVAL_BLIND
+    EVAL_SCALE = scale
+    EVAL_TEMPO = tempo
+    EVAL_BLIND = blind

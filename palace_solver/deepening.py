@@ -1,0 +1,65 @@
+"""Iterative deepening for exact-mode positions too large to solve whole in the budget.
+
+Depth 1, 2, ... until the time budget runs out, a requested depth is reached, or an
+iteration needs no horizon evaluation (then the values are exact and the method says so).
+The answer is the last completed iteration: per-move loss probabilities, the depth
+reached, nodes, nodes/s and the table's hit rate. The search itself is compiled
+(``ext/deepen.pxi``: alpha-beta with Star1 at chance nodes for two players, max-n beyond).
+"""
+from __future__ import annotations
+
+import time
+
+from .exact import Analysis, MoveValue, rank_moves
+from .state import State
+
+MAX_DEPTH = 200
+
+
+def search_deepening(state: State, *, time_budget: float | None = None,
+                     depth: int | None = None, hash_mb: int = 256, progress=None) -> Analysis:
+    """Best moves and loss probabilities to the depth the budget allows.
+
+    With neither ``time_budget`` nor ``depth``, deepens until the values are exact.
+    """
+    from .engine import _module
+
+    eng = _module()
+    t0 = time.perf_counter()
+    search = eng.DeepSearch(eng.CState.from_state(state), float(hash_mb))
+    last, reached, complete = None, 0, False
+    limit = depth if depth is not None else MAX_DEPTH
+    d = 1
+    while d <= limit:
+        left = 0.0
+        if time_budget is not None:
+            left = time_budget - (time.perf_counter() - t0)
+            if left <= 0:
+                break
+        res = search.iterate(d, left)
+        if res is None:
+            break
+        complete, moves = res
+        last, reached = moves, d
+        if progress is not None:
+            progress(d)
+        if complete:
+            break
+        d += 1
+    if last is None:
+        # Not even depth 1 finished: the horizon evaluation of each move's result.
+        last = search.iterate(1, 0.0)[1]
+        reached = 1
+    mover = state.to_move
+    ranked = rank_moves(mover, [MoveValue(m, v) for m, v in last])
+    secs = time.perf_counter() - t0
+    tt = search.table_stats()
+    stats = {"nodes": search.nodes, "seconds": round(secs, 6),
+             "nodes_per_second": round(search.nodes / secs) if secs > 0 else None,
+             "depth": reached, "complete": complete, "horizon_evals": search.evals,
+             "repetitions": search.reps, "star1_cutoffs": search.star_cuts,
+             "alpha_beta_cutoffs": search.ab_cuts,
+             "tt_hit_rate": round(tt["hits"] / tt["probes"], 4) if tt["probes"] else 0.0,
+             "tt_mb": round(tt["mb"], 1), "engine": "cython"}
+    method = "exact" if complete else "depth_limited"
+    return Analysis(method, mover, list(ranked[0].loss) if ranked else [], ranked, stats)
