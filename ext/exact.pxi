@@ -124,6 +124,7 @@ cdef class ExactGraph:
     cdef public int layers
     cdef public double build_seconds, solve_seconds
     cdef public bint complete
+    cdef object _rules
 
     def __cinit__(self):
         self.words = NULL
@@ -142,6 +143,7 @@ cdef class ExactGraph:
         if root.s.draw_pile:
             raise ValueError("not an exact-mode position: the draw pile is not empty")
         copy_state(&self.root, &root.s)
+        self._rules = root.rules
         self.n = root.s.n
         self.nw = pack_nwords(&root.s)
         self.mapcap = 1 << 12
@@ -669,3 +671,44 @@ cdef class ExactGraph:
                 "solve_seconds": round(self.solve_seconds, 6),
                 "memory_mb": round(mem / 1048576.0, 2), "key_words": self.nw,
                 "map_load": round(self.N / <double>self.mapcap, 3)}
+
+    # -- graph access for --line and --tree --------------------------------------------------
+    def node_count(self):
+        return self.N
+
+    def node_value(self, int64_t u):
+        return [self.val[u * self.n + j] for j in range(self.n)]
+
+    def node_mover(self, int64_t u):
+        return self.mover[u]
+
+    def node_state(self, int64_t u):
+        """The position of node u, as a reference State."""
+        cdef CState c = CState.__new__(CState)
+        copy_state(&c.s, &self.root)
+        unpack_state(&self.words[u * self.nw], self.nw, &c.s)
+        c.rules = self._rules
+        return c.to_state()
+
+    def node_edges(self, int64_t u):
+        """[(Move, [(probability, target)])] where a target is a node id or a tuple of
+        terminal losses."""
+        cdef int64_t e, o
+        cdef int32_t t
+        cdef int code, j, n = self.n
+        out = []
+        for e in range(self.estart[u], self.estart[u + 1]):
+            outs = []
+            for o in range(self.ostart[e], self.ostart[e + 1]):
+                t = self.otgt[o]
+                if t >= 0:
+                    tgt = t
+                else:
+                    code = -1 - t
+                    if code < n:
+                        tgt = tuple(1.0 if j == code else 0.0 for j in range(n))
+                    else:
+                        tgt = tuple(0.0 if j == code - n else 1.0 / (n - 1) for j in range(n))
+                outs.append((self.ow[o] / <double>self.etotal[e], tgt))
+            out.append((_move_obj(self.emove[e]), outs))
+        return out

@@ -73,6 +73,8 @@ class Analysis:
     stats: dict = field(default_factory=dict)
     ci95: list | None = None
     samples: int | None = None
+    #: the solved graph (compiled ExactGraph), kept for --line and --tree; not serialized
+    graph: object = field(default=None, repr=False, compare=False)
 
     @property
     def best_move(self) -> Move | None:

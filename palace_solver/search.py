@@ -39,7 +39,8 @@ def solve_compiled(state: State, *, time_budget: float | None = None, depth: int
             stats = g.stats()
             stats.update(seconds=round(time.perf_counter() - t0, 6), engine="cython",
                          depth="end")
-            return Analysis("exact", mover, g.root_value(), rank_moves(mover, moves), stats)
+            return Analysis("exact", mover, g.root_value(), rank_moves(mover, moves), stats,
+                            graph=g)
         del g
     from .deepening import search_deepening
 

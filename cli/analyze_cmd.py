@@ -1,0 +1,178 @@
+"""``palace analyze``: best moves and loss probabilities of a position."""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from palace_solver.exact import NotExactError
+from palace_solver.position import InvalidPositionError, load_position, to_text
+
+METHODS = ("auto", "exact", "sampled", "ismcts")
+
+
+def fail(message: str) -> None:
+    """A one-line message on standard error, nothing on standard output, exit status 2."""
+    click.echo(f"palace: {message}", err=True)
+    sys.exit(2)
+
+
+def _names(pos) -> list[str]:
+    return [p.name or f"p{i}" for i, p in enumerate(pos.players)]
+
+
+def _table(pos, a) -> str:
+    names = _names(pos)
+    w = max(8, *(len(str(m.move)) for m in a.moves)) if a.moves else 8
+    head = f"  {'move':<{w}}  " + "  ".join(f"{'loss ' + n:>12}" for n in names)
+    rows = [head]
+    for i, m in enumerate(a.moves):
+        cells = []
+        for j, x in enumerate(m.loss):
+            cell = f"{100 * float(x):.2f}%"
+            if a.ci95 is not None and getattr(m, "ci95", None):
+                lo, hi = m.ci95[j]
+                cell += f" ±{100 * (float(hi) - float(lo)) / 2:.1f}"
+            cells.append(f"{cell:>12}")
+        mark = "*" if i == 0 else " "
+        rows.append(f"{mark} {str(m.move):<{w}}  " + "  ".join(cells))
+    st = a.stats
+    info = [f"method {a.method}"]
+    if "depth" in st:
+        info.append(f"depth {st['depth']}")
+    if "nodes" in st:
+        info.append(f"{st['nodes']:,} nodes")
+    if a.samples:
+        info.append(f"{a.samples} samples")
+    if "seconds" in st:
+        info.append(f"{st['seconds']:.3f} s")
+    pos_loss = "  ".join(f"{names[i]} {100 * float(x):.2f}%" for i, x in enumerate(a.loss))
+    return "\n".join([f"position: {to_text(pos)}",
+                      f"to move: {names[a.to_move]}   loss now: {pos_loss}",
+                      " · ".join(info), "", *rows])
+
+
+@click.command()
+@click.argument("position")
+@click.option("--json", "as_json", is_flag=True, help="Print the analysis JSON of POSITION.md.")
+@click.option("--time", "time_budget", type=click.FloatRange(min=0.01), default=None,
+              metavar="SECONDS",
+              help="Time budget. Exact mode: past half of it the whole-graph solve gives way "
+                   "to iterative deepening (answer at the depth reached). Sampled: as many "
+                   "samples as fit. Default: no limit (exact answers).")
+@click.option("--depth", type=click.IntRange(min=1), default=None,
+              help="Search this many plies with the depth-limited search instead of solving "
+                   "the whole graph (values are estimates unless every line ends).")
+@click.option("--hash", "hash_mb", type=click.IntRange(min=1), default=256, show_default=True,
+              metavar="MB", help="Transposition table size of the depth-limited search.")
+@click.option("--method", type=click.Choice(METHODS), default="auto", show_default=True,
+              help="auto: exact when every hand is known and the draw pile is empty, "
+                   "else sampled (determinization); ismcts: information-set MCTS.")
+@click.option("--samples", type=click.IntRange(min=1), default=None,
+              help="Determinizations (sampled) or iterations (ismcts).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the sampled methods (same seed, same answer).")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes for the sampled methods.")
+@click.option("--engine", type=click.Choice(["cython", "python"]), default=None,
+              help="Exact solver engine (default: the compiled one).")
+@click.option("--line", "show_line", is_flag=True,
+              help="Print the best line with its chance branches as a tree.")
+@click.option("--line-plies", type=click.IntRange(min=1), default=12, show_default=True,
+              help="Length of the --line tree.")
+@click.option("--tree", "tree_file", type=click.Path(dir_okay=False, writable=True),
+              default=None,
+              help="Export the solved graph (first --tree-nodes positions) to FILE: GraphML "
+                   "(.graphml) or Graphviz DOT (.dot).")
+@click.option("--tree-nodes", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="Positions exported by --tree.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress on standard error (default: when it is a terminal).")
+def analyze(position, as_json, time_budget, depth, hash_mb, method, samples, seed, jobs,
+            engine, show_line, line_plies, tree_file, tree_nodes, progress):
+    """Analyze POSITION: every legal move of the player to move, best first, with each
+    player's loss probability.
+
+    POSITION is a JSON file (POSITION.md), '-' for standard input, a JSON string, or the
+    one-line text form, e.g.
+
+    \b
+      palace analyze examples/endgame.json
+      palace analyze "standard | me: 7 7 / A / 1 ; bob: K / 2 / 1 | pile 5 | to_move 0"
+      palace analyze pos.json --json --time 10
+      palace analyze pos.json --line --tree graph.graphml
+
+    Exit status 2 on invalid input, with a one-line message on standard error.
+    """
+    from palace_solver.analysis import analyze as run
+
+    try:
+        pos = load_position(position)
+    except InvalidPositionError as e:
+        fail(str(e))
+    if progress is None:
+        progress = sys.stderr.isatty()
+    bar = _Progress() if progress else None
+    try:
+        a = run(pos, time_budget=time_budget, depth=depth, hash_mb=hash_mb, method=method,
+                samples=samples, seed=seed, jobs=jobs, engine=engine, progress=bar)
+    except (NotExactError, InvalidPositionError) as e:
+        fail(str(e))
+    except MemoryError as e:
+        fail(f"out of memory: {e} (try --time or --depth)")
+    finally:
+        if bar:
+            bar.close()
+    line = None
+    if show_line or tree_file:
+        if a.graph is None:
+            if tree_file or show_line:
+                click.echo("palace: --line/--tree need the whole solved graph (an exact "
+                           "answer without --depth); the time budget ran out first",
+                           err=True)
+        else:
+            from palace_solver.line import (format_line, graph_to_networkx, line_from_graph,
+                                            line_to_json, write_graph)
+            if show_line:
+                line = line_from_graph(a.graph, max_plies=line_plies)
+            if tree_file:
+                g = graph_to_networkx(a.graph, max_nodes=tree_nodes, describe=to_text)
+                try:
+                    write_graph(g, tree_file)
+                except OSError as e:
+                    fail(f"cannot write {tree_file}: {e}")
+                a.stats["tree"] = {"file": tree_file, "nodes": g.number_of_nodes(),
+                                   "edges": g.number_of_edges()}
+    if as_json:
+        out = a.to_json()
+        if line is not None:
+            out["line"] = line_to_json(line)
+        click.echo(json.dumps(out))
+        return
+    click.echo(_table(pos, a))
+    if line is not None:
+        click.echo("\nbest line:")
+        click.echo(format_line(line, _names(pos)))
+    if tree_file and "tree" in a.stats:
+        t = a.stats["tree"]
+        click.echo(f"\ngraph written to {t['file']} ({t['nodes']} nodes, {t['edges']} edges)")
+
+
+class _Progress:
+    """A one-line counter on standard error (nodes built, depth reached, samples done)."""
+
+    def __init__(self):
+        self.shown = False
+
+    def __call__(self, done, total=None):
+        msg = f"\r  searching... {done:,}" + (f"/{total:,}" if total else "")
+        click.echo(msg, err=True, nl=False)
+        self.shown = True
+
+    def close(self):
+        if self.shown:
+            click.echo("\r" + " " * 40 + "\r", err=True, nl=False)
+
+
+COMMANDS = [analyze]
