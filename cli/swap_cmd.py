@@ -1,0 +1,123 @@
+"""``palace swap CARDS``: rank the ways to lay out one's face-up cards at the swap phase."""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from palace_solver.bots import BOTS
+from palace_solver.cards import CardError, names, parse_rank
+from palace_solver.rules import VARIANTS, Rules, RulesError
+from palace_solver.swap import rank_layouts
+
+
+def _fail(message: str) -> None:
+    """One line on stderr, nothing on stdout, exit status 2 (POSITION.md)."""
+    click.echo(f"error: {message}", err=True)
+    sys.exit(2)
+
+
+def _cards(text: str) -> list[int]:
+    try:
+        return [parse_rank(w) for w in text.replace(",", " ").split()]
+    except CardError as e:
+        _fail(str(e))
+
+
+@click.command()
+@click.argument("cards", nargs=-1, required=True)
+@click.option("--players", "-n", type=int, default=2, show_default=True,
+              help="Number of players (2 to 6; more with two decks).")
+@click.option("--rules", "rules_name", default="standard", show_default=True,
+              help="Base rule set: 'standard', or a comma-separated variant list.")
+@click.option("--variant", "-v", "variants", multiple=True,
+              help=f"Switch a variant on (repeatable). Known: {', '.join(VARIANTS)}.")
+@click.option("--seat", type=int, default=0, show_default=True,
+              help="Your seat in dealing order (0 lays out first).")
+@click.option("--others", "-o", "others", multiple=True,
+              help="Known face-up cards of another player, e.g. 'K A 2' (repeatable, one "
+                   "per other player in seat order after you; fewer than 3 cards: the rest "
+                   "is unknown).")
+@click.option("--games", "-g", type=int, default=200, show_default=True,
+              help="Games played per layout (the same deals for every layout).")
+@click.option("--bot", default="greedy", show_default=True,
+              help=f"Policy of every player in those games. Known: {', '.join(BOTS)}.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the random completions of the deal; same seed, same ranking.")
+@click.option("--jobs", "-j", type=int, default=1, show_default=True,
+              help="Processes to play the games (results do not depend on it).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON: every layout with its loss probability, interval and games.")
+@click.option("--progress/--no-progress", default=True, show_default=True,
+              help="Show a progress bar on standard error.")
+def swap(cards, players, rules_name, variants, seat, others, games, bot, seed, jobs, as_json,
+         progress):
+    """Rank the layouts of your face-up cards at the swap phase.
+
+    CARDS are your hand and face-up cards together (6, or 8 with four_cards; the hand of 6
+    under choose_face_up). Each distinct choice of face-up cards is played in --games games
+    from random completions of the deal, by --bot for every player, and ranked by your
+    estimated loss probability with a 95% interval.
+
+    \b
+    Examples:
+      palace swap 3 7 9 K A 10
+      palace swap 3 7 9 K A 10 -n 3 --others "2 A Q" --games 500 --json
+    """
+    try:
+        base = Rules.from_json(rules_name.strip() or "standard")
+        rules = Rules.with_variants(list(base.variants()) + list(variants))
+        rules.check_players(players)
+    except RulesError as e:
+        _fail(str(e))
+    mine = _cards(" ".join(cards))
+    others_up = [_cards(o) for o in others]
+    if games < 2:
+        _fail("--games must be at least 2")
+    if jobs < 1:
+        _fail("--jobs must be at least 1")
+    if bot.strip().lower() not in BOTS:
+        _fail(f"unknown bot {bot!r} (known: {', '.join(BOTS)})")
+    bar = None
+    try:
+        if progress:
+            bar = click.progressbar(length=1, label="layouts", file=sys.stderr)
+            bar.__enter__()
+
+            def tick(done, total):
+                bar.length = total
+                bar.update(1)
+        res = rank_layouts(rules, players, mine, others_up, seat=seat, games=games, seed=seed,
+                           jobs=jobs, bot=bot.strip().lower(),
+                           progress=tick if progress else None)
+    except ValueError as e:
+        _fail(str(e))
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    if as_json:
+        click.echo(json.dumps({
+            "players": players, "rules": rules.to_json(), "cards": names(mine),
+            "seat": seat, "games": games, "seed": seed, "bot": bot,
+            "layouts": [{"face_up": names(v.move.layout),
+                         "hand": names(_rest(mine, v.move.layout)),
+                         "loss_probability": v.loss, "ci95": list(v.ci95), "games": v.games}
+                        for v in res]}, indent=2))
+        return
+    click.echo(f"{len(res)} layouts, {games} games each ({bot} play), seed {seed}")
+    click.echo(f"{'face up':<14} {'hand':<14} {'loss':>6}  95% interval")
+    for v in res:
+        click.echo(f"{' '.join(names(v.move.layout)):<14} "
+                   f"{' '.join(names(_rest(mine, v.move.layout))):<14} {v.loss:>6.3f}  "
+                   f"[{v.ci95[0]:.3f}, {v.ci95[1]:.3f}]")
+
+
+def _rest(cards, layout) -> list[int]:
+    rest = sorted(cards)
+    for r in layout:
+        rest.remove(r)
+    return rest
+
+
+COMMANDS = [swap]

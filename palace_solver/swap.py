@@ -1,0 +1,162 @@
+"""The swap phase: which cards to lay face up, judged by games played out from random
+completions of the deal.
+
+For a player holding ``2 * zone_size`` cards (hand + face-up, or the hand of six under
+``choose_face_up``), every distinct layout (:meth:`State._layout_moves`) is tried in
+``games`` games. Game ``g`` deals the cards the player does not know (the other players'
+hands and unknown face-up cards; face-down cards and the draw pile stay in the engine's
+unseen pool) from its own seed, the same for every layout (common random numbers: the
+layouts are compared on the same deals and the same chance events, which makes their
+differences far less noisy than their levels). The other players lay out and every player
+plays with the ``bot`` policy (``greedy`` by default); the game is played to the end by
+:func:`palace_solver.rollout.playout`, a game longer than its cap scored as a draw.
+
+A layout's figure is the mean loss share of the player over its games, with the interval of
+:func:`palace_solver.sampled.mean_ci`. Games are split over ``jobs`` processes per layout;
+results do not depend on ``jobs``.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import random
+from dataclasses import dataclass
+
+from .bots import make_bot
+from .cards import NRANK
+from .moves import Move
+from .rollout import playout
+from .rules import Rules
+from .state import LAYOUT_PHASE, State
+
+__all__ = ["LayoutValue", "deal_for", "layouts", "rank_layouts"]
+
+
+@dataclass
+class LayoutValue:
+    move: Move
+    loss: float
+    ci95: tuple
+    games: int
+
+
+def _counts(ranks) -> list[int]:
+    c = [0] * NRANK
+    for r in ranks:
+        c[r] += 1
+    return c
+
+
+def check_cards(rules: Rules, n: int, cards, others_up) -> None:
+    """:raises ValueError: for a wrong number of cards or more of a rank than the deck."""
+    z = rules.zone_size
+    if len(cards) != 2 * z:
+        raise ValueError(f"{len(cards)} cards given, the swap phase has {2 * z} "
+                         f"({z} in hand and {z} face up)")
+    if len(others_up) > n - 1:
+        raise ValueError(f"face-up cards of {len(others_up)} other players for {n} players")
+    deck = rules.deck_counts(n)
+    used = _counts(list(cards) + [r for up in others_up for r in up])
+    for up in others_up:
+        if len(up) > z:
+            raise ValueError(f"{len(up)} face-up cards for one player (at most {z})")
+    for r in range(NRANK):
+        if used[r] > deck[r]:
+            raise ValueError(f"{used[r]} cards of one rank ({r}) but the deck has {deck[r]}")
+
+
+def layouts(rules: Rules, n: int, cards) -> list[Move]:
+    """Every distinct layout of ``cards``."""
+    s = State(rules, n)
+    s.hands[0] = _counts(cards)
+    return s._layout_moves(0)
+
+
+def deal_for(rules: Rules, n: int, seat: int, cards, others_up, rng: random.Random) -> State:
+    """A LAYOUT-phase State: ``cards`` in ``seat``'s hand, the rest dealt at random."""
+    z = rules.zone_size
+    s = State(rules, n)
+    pool = rules.deck_counts(n)
+    for r in cards:
+        pool[r] -= 1
+    others = [p for p in range(n) if p != seat]
+    for p, up in zip(others, others_up):
+        for r in up:
+            pool[r] -= 1
+            s.face_up[p][r] += 1
+    deck = [r for r in range(NRANK) for _ in range(pool[r])]
+    rng.shuffle(deck)
+    s.hands[seat] = _counts(cards)
+    for p in others:
+        need = 2 * z - sum(s.face_up[p])
+        for r in deck[:need]:
+            (s.hands if sum(s.hands[p]) < z or rules.choose_face_up else s.face_up)[p][r] += 1
+        deck = deck[need:]
+    s.pool = _counts(deck)
+    s.face_down = [z] * n
+    s.draw_pile = len(deck) - z * n
+    s.phase = LAYOUT_PHASE
+    s.to_move = 0
+    return s
+
+
+def play_layout(rules: Rules, n: int, seat: int, cards, others_up, layout: Move, seed: int,
+                game: int, bot: str = "greedy") -> float:
+    """The player's loss share in game ``game`` with ``layout``."""
+    rng = random.Random(f"palace-swap-{seed}-{game}")
+    s = deal_for(rules, n, seat, cards, others_up, rng)
+    b = make_bot(bot)
+    brng = random.Random(f"palace-swap-bots-{seed}-{game}")
+    while s.phase == LAYOUT_PHASE:
+        p = s.to_move
+        s.apply(layout if p == seat else b.choose(s, brng))
+    try:
+        from .engine import make_state
+        s = make_state(s, "cython") if not s.is_chance() else s
+    except Exception:  # noqa: BLE001 - extension missing: the reference engine
+        pass
+    return playout(s, brng, bot)[seat]
+
+
+def _worker(args):
+    rules, n, seat, cards, others_up, layout, seed, games, bot = args
+    return [play_layout(rules, n, seat, cards, others_up, layout, seed, g, bot)
+            for g in games]
+
+
+def rank_layouts(rules: Rules, n: int, cards, others_up=(), seat: int = 0, games: int = 200,
+                 seed: int = 0, jobs: int = 1, bot: str = "greedy",
+                 progress=None) -> list[LayoutValue]:
+    """Layouts best first (lowest estimated loss; ties: layout order).
+
+    ``progress(done, total)`` is called after each layout.
+
+    :raises ValueError: for impossible cards (:func:`check_cards`) or a bad seat.
+    """
+    from .sampled import mean_ci
+    if not 0 <= seat < n:
+        raise ValueError(f"seat {seat} out of range (0 to {n - 1})")
+    check_cards(rules, n, cards, others_up)
+    moves = layouts(rules, n, cards)
+    out = []
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    pool = ctx.Pool(jobs) if jobs > 1 else None
+    try:
+        for k, m in enumerate(moves):
+            if pool is None:
+                res = _worker((rules, n, seat, cards, others_up, m, seed, range(games), bot))
+            else:
+                chunks = [range(j, games, jobs) for j in range(jobs)]
+                parts = pool.map(_worker, [(rules, n, seat, cards, others_up, m, seed, c, bot)
+                                           for c in chunks])
+                res = [0.0] * games
+                for c, part in zip(chunks, parts):
+                    for g, v in zip(c, part):
+                        res[g] = v
+            mean, lo, hi = mean_ci(res)
+            out.append(LayoutValue(m, mean, (lo, hi), games))
+            if progress is not None:
+                progress(k + 1, len(moves))
+    finally:
+        if pool is not None:
+            pool.terminate()
+    return sorted(out, key=lambda v: v.loss)

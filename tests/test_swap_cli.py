@@ -1,0 +1,59 @@
+"""palace swap: layouts ranked by games from random completions of the deal."""
+from __future__ import annotations
+
+import json
+import random
+
+from click.testing import CliRunner
+
+from palace_solver.cli.main import cli
+from palace_solver.rules import Rules
+from palace_solver.swap import deal_for, layouts, rank_layouts
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["swap", *args])
+
+
+def test_json_ranking():
+    r = run("3", "7", "9", "K", "A", "10", "--games", "20", "--json", "--no-progress")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert len(out["layouts"]) == 20
+    losses = [x["loss_probability"] for x in out["layouts"]]
+    assert losses == sorted(losses)
+    for x in out["layouts"]:
+        lo, hi = x["ci95"]
+        assert 0 <= lo <= x["loss_probability"] <= hi <= 1 and x["games"] == 20
+        assert sorted(x["face_up"] + x["hand"]) == sorted(["3", "7", "9", "K", "A", "10"])
+
+
+def test_text_and_jobs_agree():
+    a = rank_layouts(Rules(), 3, [3, 3, 5, 14, 14, 2], [[13, 13, 13]], games=6, seed=2)
+    b = rank_layouts(Rules(), 3, [3, 3, 5, 14, 14, 2], [[13, 13, 13]], games=6, seed=2, jobs=2)
+    assert [(str(x.move), x.loss) for x in a] == [(str(x.move), x.loss) for x in b]
+    r = run("3", "3", "5", "A", "A", "2", "-n", "3", "-o", "K K K", "-g", "4", "--no-progress")
+    assert r.exit_code == 0, r.output
+    assert "layouts" in r.output and "95% interval" in r.output
+
+
+def test_four_cards_and_deal():
+    rules = Rules.with_variants(["four_cards"])
+    assert len(layouts(rules, 2, [3, 4, 5, 6, 7, 8, 9, 11])) == 70
+    s = deal_for(rules, 2, 1, [3, 4, 5, 6, 7, 8, 9, 11], [], random.Random(0))
+    s.check_cards()
+    assert sum(s.hands[0]) == 4 and sum(s.face_up[0]) == 4 and sum(s.hands[1]) == 8
+
+
+def test_bad_input():
+    for args in (["3", "7"], ["3", "3", "3", "3", "3", "7"], ["3", "7", "9", "K", "A", "Z"],
+                 ["3", "7", "9", "K", "A", "10", "--bot", "nobody"],
+                 ["3", "7", "9", "K", "A", "10", "-o", "A A A A"]):
+        r = run(*args, "--no-progress")
+        assert r.exit_code == 2, (args, r.output)
+        assert "error:" in r.output
+
+
+def test_every_option_has_help():
+    from palace_solver.cli.swap_cmd import swap
+    assert all(p.help for p in swap.params if p.param_type_name == "option")
