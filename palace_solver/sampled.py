@@ -128,7 +128,7 @@ def _exact_values(state, compiled: bool, sample_time) -> dict | None:
     if compiled:
         try:
             from .search import solve_compiled
-            a = solve_compiled(state, time_budget=sample_time or 2.0, max_nodes=EXACT_MAX_NODES)
+            a = solve_compiled(state, time_budget=sample_time or 0.1, max_nodes=EXACT_MAX_NODES)
         except ImportError:
             return None
     else:
