@@ -27,6 +27,7 @@ extensions = [
 setup(
     packages=["palace_solver", "palace_solver.cli"],
     package_dir={"palace_solver": "palace_solver", "palace_solver.cli": "cli"},
+    package_data={"palace_solver": ["data/*.jsonl", "data/*.json"]},
     ext_modules=cythonize(extensions, compiler_directives=directives,
                           include_path=["ext"]),
     zip_safe=False,

@@ -69,6 +69,7 @@ cdef class DeepSearch:
     cdef bint cut, aborted
     cdef double deadline
     cdef bint tt_ok
+    cdef public bint plain      # plain expectiminimax: no table, no pruning (benchmarks)
 
     def __cinit__(self, CState root, double hash_mb=64.0):
         copy_state(&self.root, &root.s)
@@ -160,6 +161,8 @@ cdef class DeepSearch:
             else:
                 v = self._ab(&d, depth, lo, hi, ply)
             acc += p * v
+            if self.plain:
+                continue
             if acc + left <= alpha:
                 self.star_cuts += 1
                 return acc + left
@@ -204,7 +207,7 @@ cdef class DeepSearch:
             horizon_eval(s, store)
             return store[0]
         bestm.kind = 255
-        e = tt_probe(&self.tt, h, words)
+        e = NULL if self.plain else tt_probe(&self.tt, h, words)
         if e != NULL:
             bestm = e.best
             if e.depth >= depth:
@@ -252,14 +255,14 @@ cdef class DeepSearch:
                     bestm = moves[j]
                 if v > alpha:
                     alpha = v
-            if alpha >= beta:
+            if alpha >= beta and not self.plain:
                 self.ab_cuts += 1
                 break
         here = self.minrep
         self.minrep = saved_minrep if saved_minrep < here else here
         here_cut = self.cut
         self.cut = saved_cut or here_cut
-        if not self.aborted and here >= ply:
+        if not self.aborted and here >= ply and not self.plain:
             if best <= a0:
                 bound = TT_UPPER
             elif best >= b0:

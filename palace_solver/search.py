@@ -14,6 +14,8 @@ from .exact import Analysis, MoveValue, check_exact, rank_moves
 from .state import State
 
 DEFAULT_MAX_NODES = 40_000_000
+#: Deepening time when the graph outgrows the node budget and no time budget was given.
+FALLBACK_SECONDS = 60.0
 
 
 def solve_compiled(state: State, *, time_budget: float | None = None, depth: int | None = None,
@@ -44,6 +46,10 @@ def solve_compiled(state: State, *, time_budget: float | None = None, depth: int
         del g
     from .deepening import search_deepening
 
-    left = None if time_budget is None else max(0.05, time_budget - (time.perf_counter() - t0))
+    # Past the node budget with no time budget: deepen for a bounded time, not forever.
+    left = (FALLBACK_SECONDS if time_budget is None
+            else max(0.05, time_budget - (time.perf_counter() - t0)))
+    if depth is not None:
+        left = time_budget
     return search_deepening(state, time_budget=left, depth=depth, hash_mb=hash_mb,
                             progress=progress)

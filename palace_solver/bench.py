@@ -1,0 +1,130 @@
+"""The benchmark suite behind ``palace bench`` and ``benchmarks/exact_bench.py``.
+
+For each two-player late-game position of the suite (growing sizes, up to 3 hand + 3
+face-up + 3 face-down cards each): the time to the exact value with the whole-graph solver,
+the depth that iterative deepening reaches within each time budget, nodes, nodes/s, table
+hit rate and memory; and, side by side in the same run, a plain expectiminimax (no table,
+no pruning, same compiled move generator) against our depth-limited search at equal depth.
+"""
+from __future__ import annotations
+
+import json
+import resource
+import time
+from importlib import resources
+
+from .deepening import search_deepening
+from .position import Position
+
+
+def load_suite(path: str | None = None) -> list[tuple[str, Position]]:
+    """``[(name, Position)]`` from a JSON-lines file (default: the bundled suite)."""
+    if path is None:
+        text = resources.files("palace_solver").joinpath("data/bench_2p.jsonl").read_text()
+    else:
+        with open(path) as f:
+            text = f.read()
+    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [(r.get("name", f"#{i}"), Position.from_json(r["position"]))
+            for i, r in enumerate(rows)]
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def exact_time(state, seconds: float, max_nodes: int = 60_000_000) -> dict:
+    """Whole-graph solve within ``seconds``: time to the exact value, or how far it got."""
+    from .engine import _module
+
+    eng = _module()
+    t0 = time.perf_counter()
+    g = eng.ExactGraph(eng.CState.from_state(state))
+    ok = g.build(max_nodes=max_nodes, seconds=seconds)
+    if ok:
+        g.solve()
+    secs = time.perf_counter() - t0
+    st = g.stats()
+    return {"solved": bool(ok), "seconds": round(secs, 4), "nodes": st["nodes"],
+            "nodes_per_second": round(st["nodes"] / secs) if secs else None,
+            "memory_mb": st["memory_mb"], "value": g.root_value() if ok else None}
+
+
+def plain_vs_search(state, seconds: float = 2.0, hash_mb: int = 64) -> dict:
+    """Deepest depth the plain expectiminimax finishes within ``seconds``; our search at the
+    same depth; the ratio of their times (and of their node counts)."""
+    from .engine import _module
+
+    eng = _module()
+    root = eng.CState.from_state(state)
+    depth, plain_t, plain_nodes = 0, 0.0, 0
+    while True:
+        s = eng.DeepSearch(root, 1.0)
+        s.plain = True
+        t0 = time.perf_counter()
+        res = s.iterate(depth + 1, seconds)
+        t = time.perf_counter() - t0
+        if res is None:
+            break
+        depth, plain_t, plain_nodes = depth + 1, t, s.nodes
+        if res[0] or depth >= 60:
+            break
+    if depth == 0:
+        return {"depth": 0}
+    s = eng.DeepSearch(root, float(hash_mb))
+    t0 = time.perf_counter()
+    for d in range(1, depth + 1):      # iterative deepening, as in real use
+        s.iterate(d, 0.0)
+    ours_t = time.perf_counter() - t0
+    return {"depth": depth, "plain_seconds": round(plain_t, 4), "plain_nodes": plain_nodes,
+            "search_seconds": round(ours_t, 4), "search_nodes": s.nodes,
+            "ratio": round(plain_t / ours_t, 1) if ours_t > 0 else None}
+
+
+def bench_position(pos: Position, budgets=(1.0, 10.0), exact_budget: float = 60.0,
+                   plain_seconds: float = 2.0, hash_mb: int = 256) -> dict:
+    state = pos.to_state()
+    row = {"exact": exact_time(state, exact_budget), "deepening": {}}
+    for b in budgets:
+        a = search_deepening(state, time_budget=b, hash_mb=hash_mb)
+        st = a.stats
+        row["deepening"][str(b)] = {"depth": st["depth"], "exact": a.method == "exact",
+                                    "nodes": st["nodes"],
+                                    "nodes_per_second": st["nodes_per_second"],
+                                    "tt_hit_rate": st["tt_hit_rate"],
+                                    "best_move": str(a.best_move)}
+    if plain_seconds > 0:
+        row["plain"] = plain_vs_search(state, plain_seconds, min(hash_mb, 64))
+        if row["exact"]["solved"]:
+            row["plain"]["exact_vs_plain"] = round(
+                row["plain"].get("plain_seconds", 0) / max(row["exact"]["seconds"], 1e-6), 1)
+    row["rss_mb"] = round(_rss_mb(), 1)
+    return row
+
+
+def run_suite(suite, budgets=(1.0, 10.0), exact_budget=60.0, plain_seconds=2.0,
+              hash_mb=256, progress=None) -> list[dict]:
+    out = []
+    for i, (name, pos) in enumerate(suite):
+        row = {"name": name, **bench_position(pos, budgets, exact_budget, plain_seconds,
+                                               hash_mb)}
+        out.append(row)
+        if progress:
+            progress(i + 1, len(suite), row)
+    return out
+
+
+def summary(rows, limits=(10.0, 60.0)) -> dict:
+    """Largest positions solved exactly within each limit (by graph size)."""
+    res = {}
+    for lim in limits:
+        ok = [r for r in rows if r["exact"]["solved"] and r["exact"]["seconds"] <= lim]
+        best = max(ok, key=lambda r: r["exact"]["nodes"], default=None)
+        res[f"largest_exact_within_{lim:g}s"] = (
+            None if best is None else {"name": best["name"], "nodes": best["exact"]["nodes"],
+                                       "seconds": best["exact"]["seconds"]})
+    ratios = [r["plain"]["ratio"] for r in rows if r.get("plain", {}).get("ratio")]
+    if ratios:
+        res["plain_ratio_min"] = min(ratios)
+        res["plain_ratio_median"] = sorted(ratios)[len(ratios) // 2]
+    return res
