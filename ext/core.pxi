@@ -428,7 +428,8 @@ cdef inline int pack_state(const PState* s, uint64_t* words) noexcept nogil:
         _put(words, &pos, s.pend_kind, 2)
         _put(words, &pos, s.pend_player, 4)
         _put(words, &pos, s.pend_count, 3)
-        _put(words, &pos, s.next_after, 4)
+        # next_after only means something while draws are pending (State.key does the same)
+        _put(words, &pos, s.next_after if s.pend_kind == PEND_DRAW else 0, 4)
     return nw
 
 

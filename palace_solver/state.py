@@ -422,7 +422,8 @@ class State:
                 tuple(self.face_down), self.pile_key(), tuple(self.pool), self.draw_pile,
                 self.to_move, self.direction if self.n > 2 else 1, tuple(self.out),
                 self.last_player if self.rules.back_to_last_player else None,
-                self.phase, self.pending, self.next_after if self.pending else None)
+                self.phase, self.pending,
+                self.next_after if self.pending and self.pending[0] == "draw" else None)
 
     def check_cards(self) -> None:
         """Every card accounted for: zones + pile + burned + unseen pool = the deck.
