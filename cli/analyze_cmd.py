@@ -25,16 +25,18 @@ def _names(pos) -> list[str]:
 def _table(pos, a) -> str:
     names = _names(pos)
     w = max(8, *(len(str(m.move)) for m in a.moves)) if a.moves else 8
-    head = f"  {'move':<{w}}  " + "  ".join(f"{'loss ' + n:>12}" for n in names)
+    head = f"  {'move':<{w}}  " + "  ".join(f"{'loss ' + n:>16}" for n in names)
     rows = [head]
+    cis = a.stats.get("move_ci95") or {}
     for i, m in enumerate(a.moves):
         cells = []
         for j, x in enumerate(m.loss):
             cell = f"{100 * float(x):.2f}%"
-            if a.ci95 is not None and getattr(m, "ci95", None):
-                lo, hi = m.ci95[j]
+            ci = cis.get(str(m.move))
+            if ci:
+                lo, hi = ci[j]
                 cell += f" ±{100 * (float(hi) - float(lo)) / 2:.1f}"
-            cells.append(f"{cell:>12}")
+            cells.append(f"{cell:>16}")
         mark = "*" if i == 0 else " "
         rows.append(f"{mark} {str(m.move):<{w}}  " + "  ".join(cells))
     st = a.stats
