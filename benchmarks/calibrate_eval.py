@@ -42,7 +42,7 @@ def main() -> None:
         _engine.set_eval_params(*params)
         return sum((_engine.eval_position(c)[0] - v) ** 2 for c, v in data) / len(data)
 
-    current = (0.55, 0.45, 1.0)
+    current = (0.35, 0.0, 1.5)
     base = sum((0.5 - v) ** 2 for _, v in data) / len(data)
     grid = itertools.product([0.2, 0.35, 0.45, 0.55, 0.7, 0.9, 1.2], [0.0, 0.2, 0.45, 0.7, 1.0],
                              [0.6, 0.8, 1.0, 1.2, 1.5])
