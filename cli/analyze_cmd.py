@@ -12,10 +12,7 @@ from palace_solver.position import InvalidPositionError, load_position, to_text
 METHODS = ("auto", "exact", "sampled", "ismcts")
 
 
-def fail(message: str) -> None:
-    """A one-line message on standard error, nothing on standard output, exit status 2."""
-    click.echo(f"palace: {message}", err=True)
-    sys.exit(2)
+from palace_solver.cli.common import fail
 
 
 def _names(pos) -> list[str]:

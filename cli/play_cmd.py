@@ -7,13 +7,8 @@ import click
 
 from palace_solver.bots import BOTS
 from palace_solver.game import DEFAULT_TURN_CAP, play_game, play_series, seats_for
-from palace_solver.rules import VARIANTS, Rules, RulesError
-
-
-def _fail(message: str) -> None:
-    """One line on stderr, nothing on stdout, exit status 2 (POSITION.md)."""
-    click.echo(f"error: {message}", err=True)
-    sys.exit(2)
+from palace_solver.cli.common import fail as _fail, rules_from_options
+from palace_solver.rules import VARIANTS
 
 
 @click.command()
@@ -55,12 +50,7 @@ def play(players, bots, rules_name, variants, seed, games, as_json, turn_cap, re
       palace play --bots greedy,lowest --games 1000 --json
       palace play -n 6 --variant jokers --bots greedy --seed 3 --json
     """
-    try:
-        base = Rules.from_json(rules_name.strip() or "standard")
-        rules = Rules.with_variants(list(base.variants()) + list(variants))
-        rules.check_players(players)
-    except RulesError as e:
-        _fail(str(e))
+    rules = rules_from_options(rules_name, variants, players)
     bot_names = [b.strip().lower() for b in bots.split(",") if b.strip()]
     if not bot_names:
         _fail("--bots needs at least one bot name")

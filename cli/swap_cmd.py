@@ -8,14 +8,9 @@ import click
 
 from palace_solver.bots import BOTS
 from palace_solver.cards import CardError, names, parse_rank
-from palace_solver.rules import VARIANTS, Rules, RulesError
+from palace_solver.cli.common import fail as _fail, rules_from_options
+from palace_solver.rules import VARIANTS
 from palace_solver.swap import rank_layouts
-
-
-def _fail(message: str) -> None:
-    """One line on stderr, nothing on stdout, exit status 2 (POSITION.md)."""
-    click.echo(f"error: {message}", err=True)
-    sys.exit(2)
 
 
 def _cards(text: str) -> list[int]:
@@ -65,12 +60,7 @@ def swap(cards, players, rules_name, variants, seat, others, games, bot, seed, j
       palace swap 3 7 9 K A 10
       palace swap 3 7 9 K A 10 -n 3 --others "2 A Q" --games 500 --json
     """
-    try:
-        base = Rules.from_json(rules_name.strip() or "standard")
-        rules = Rules.with_variants(list(base.variants()) + list(variants))
-        rules.check_players(players)
-    except RulesError as e:
-        _fail(str(e))
+    rules = rules_from_options(rules_name, variants, players)
     mine = _cards(" ".join(cards))
     others_up = [_cards(o) for o in others]
     if games < 2:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .cards import ACE, JACK, KING, NRANK, ORDERED_RANKS, QUEEN, RANKS, TEN, TWO
-from .moves import FLIP, LAYOUT, PICKUP, PLAY, IllegalMoveError, Move
+from .moves import FLIP, PICKUP, IllegalMoveError, Move
 from .rules import Rules
 
 CHANCE = -1

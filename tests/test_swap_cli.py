@@ -51,7 +51,7 @@ def test_bad_input():
                  ["3", "7", "9", "K", "A", "10", "-o", "A A A A"]):
         r = run(*args, "--no-progress")
         assert r.exit_code == 2, (args, r.output)
-        assert "error:" in r.output
+        assert "palace:" in r.output
 
 
 def test_every_option_has_help():
