@@ -13,7 +13,7 @@ import time
 from .exact import Analysis, MoveValue, check_exact, rank_moves
 from .state import State
 
-DEFAULT_MAX_NODES = 40_000_000
+DEFAULT_MAX_NODES = 25_000_000   # about 4.5 GB of graph (~180 bytes a position)
 #: Deepening time when the graph outgrows the node budget and no time budget was given.
 FALLBACK_SECONDS = 60.0
 
