@@ -36,6 +36,11 @@ cdef inline int tt_init(TT* t, double mb, int nwords) noexcept nogil:
         t.entries = NULL
         t.words = NULL
         return -1
+    # Touch every page now: calloc maps zero pages lazily, and a page fault on the first
+    # store into each page would otherwise land inside the search (measured: 4-5x slower
+    # searches of a few thousand nodes in a 64 MB table).
+    memset(t.entries, 0, nb * TT_BUCKET * sizeof(TTEntry))
+    memset(t.words, 0, nb * TT_BUCKET * nwords * 8)
     return 0
 
 
