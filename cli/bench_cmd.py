@@ -24,7 +24,7 @@ def _floats(ctx, param, value):
               help="Time budgets (seconds) for the iterative-deepening depth column.")
 @click.option("--exact-budget", type=click.FloatRange(min=0.1), default=60.0,
               show_default=True, help="Seconds allowed for the whole-graph exact solve.")
-@click.option("--plain-seconds", type=click.FloatRange(min=0.0), default=2.0,
+@click.option("--plain-seconds", type=click.FloatRange(min=0.0), default=20.0,
               show_default=True,
               help="Budget of the plain expectiminimax comparison (0: skip it).")
 @click.option("--hash", "hash_mb", type=click.IntRange(min=1), default=256, show_default=True,

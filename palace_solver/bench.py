@@ -82,7 +82,7 @@ def plain_vs_search(state, seconds: float = 2.0, hash_mb: int = 64) -> dict:
 
 
 def bench_position(pos: Position, budgets=(1.0, 10.0), exact_budget: float = 60.0,
-                   plain_seconds: float = 2.0, hash_mb: int = 256) -> dict:
+                   plain_seconds: float = 20.0, hash_mb: int = 256) -> dict:
     state = pos.to_state()
     row = {"exact": exact_time(state, exact_budget), "deepening": {}}
     for b in budgets:
@@ -102,7 +102,7 @@ def bench_position(pos: Position, budgets=(1.0, 10.0), exact_budget: float = 60.
     return row
 
 
-def run_suite(suite, budgets=(1.0, 10.0), exact_budget=60.0, plain_seconds=2.0,
+def run_suite(suite, budgets=(1.0, 10.0), exact_budget=60.0, plain_seconds=20.0,
               hash_mb=256, progress=None) -> list[dict]:
     out = []
     for i, (name, pos) in enumerate(suite):
