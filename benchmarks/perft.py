@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from palace_solver.perft import perft as py_perft
 from palace_solver.position import Position
 from palace_solver.rules import Rules
 from palace_solver.state import PLAY_PHASE, State
@@ -42,18 +43,6 @@ SIGNATURES = {
 }
 
 
-def py_perft(s: State, depth: int, counter: list[int]) -> int:
-    """Leaves `depth` plies deep with the reference engine (chance outcomes per rank)."""
-    if depth == 0 or s.is_terminal():
-        return 1
-    steps = [r for r, _ in s.chance_outcomes()] if s.is_chance() else s.legal_moves()
-    total = 0
-    for step in steps:
-        c = s.clone()
-        c.apply(step)
-        counter[0] += 1
-        total += py_perft(c, depth - 1, counter) if depth > 1 else 1
-    return total
 
 
 def load_suite():

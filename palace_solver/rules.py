@@ -120,6 +120,17 @@ class Rules:
             raise RulesError(f"{n} players need {n * 3 * self.zone_size} cards, "
                              f"the deck has {self.deck_size(n)}")
 
+    def player_counts(self, up_to: int = 6) -> list[int]:
+        """The player counts from 2 to ``up_to`` that this rule set can seat."""
+        out = []
+        for n in range(2, up_to + 1):
+            try:
+                self.check_players(n)
+            except RulesError:
+                continue
+            out.append(n)
+        return out
+
     @property
     def zone_size(self) -> int:
         """Cards dealt to each of face-down, face-up and hand (also the refill target)."""

@@ -11,24 +11,13 @@ import random
 
 import pytest
 
-from palace_solver.rules import VARIANTS, Rules, RulesError
+from palace_solver.rules import VARIANTS, Rules
 from palace_solver.state import OVER, PLAY_PHASE, State
 
 _engine = pytest.importorskip("palace_solver._engine")
 CState = _engine.CState
 
 SAMPLE = 100_000
-
-
-def _counts(rules):
-    out = []
-    for n in (2, 3, 4, 5, 6):
-        try:
-            rules.check_players(n)
-        except RulesError:
-            continue
-        out.append(n)
-    return out
 
 
 def _dealt(rules, n, rng):
@@ -67,7 +56,7 @@ def _positions(target):
     made = 0
     while made < target:
         for rules in configs:
-            n = rng.choice(_counts(rules))
+            n = rng.choice(rules.player_counts())
             for c in _playout(_dealt(rules, n, rng), rng):
                 yield (str(rules), n), c
                 made += 1

@@ -7,7 +7,6 @@ import json
 import pathlib
 import random
 import sys
-from fractions import Fraction
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from palace_solver.rules import VARIANTS, Rules, RulesError
+from palace_solver.perft import perft as py_perft
+from palace_solver.rules import VARIANTS, Rules
 from palace_solver.state import OVER, PLAY_PHASE, State
 
 _engine = pytest.importorskip("palace_solver._engine")
@@ -29,17 +30,6 @@ CONFIGS = [()] + [(v,) for v in VARIANTS]
 MAX_STEPS = 300
 SETTINGS = settings(max_examples=10, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
-
-
-def valid_counts(rules: Rules) -> list[int]:
-    out = []
-    for n in range(2, 7):
-        try:
-            rules.check_players(n)
-        except RulesError:
-            continue
-        out.append(n)
-    return out
 
 
 def random_step(state, rng: random.Random):
@@ -100,7 +90,7 @@ def lockstep(rules: Rules, n: int, seed: int, prefix: int) -> int:
 @given(data=st.data(), seed=st.integers(0, 2**32 - 1), prefix=st.integers(0, 80))
 def test_lockstep_playouts(variants, data, seed, prefix):
     rules = Rules.with_variants(variants)
-    n = data.draw(st.sampled_from(valid_counts(rules)), label="players")
+    n = data.draw(st.sampled_from(rules.player_counts()), label="players")
     lockstep(rules, n, seed, prefix)
 
 
@@ -111,20 +101,10 @@ def test_lockstep_playouts(variants, data, seed, prefix):
        data=st.data(), seed=st.integers(0, 2**32 - 1), prefix=st.integers(0, 80))
 def test_lockstep_variant_mixes(mix, data, seed, prefix):
     rules = Rules.with_variants(sorted(mix))
-    n = data.draw(st.sampled_from([n for n in valid_counts(rules) if n <= 5]), label="players")
+    n = data.draw(st.sampled_from([n for n in rules.player_counts() if n <= 5]), label="players")
     lockstep(rules, n, seed, prefix)
 
 
-def py_perft(s: State, depth: int) -> int:
-    if depth == 0 or s.is_terminal():
-        return 1
-    steps = [r for r, _ in s.chance_outcomes()] if s.is_chance() else s.legal_moves()
-    total = 0
-    for step in steps:
-        c = s.clone()
-        c.apply(step)
-        total += py_perft(c, depth - 1)
-    return total
 
 
 @pytest.mark.parametrize("variants", [(), ("lenient_blind", "invisible_8", "eight_reverses"),

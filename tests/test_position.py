@@ -4,7 +4,6 @@ from __future__ import annotations
 import doctest
 import json
 import random
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,18 +17,7 @@ from palace_solver.position import (InvalidPositionError, PlayerPosition, Positi
 from palace_solver.rules import VARIANTS, Rules, RulesError
 from palace_solver.state import PLAY_PHASE, State
 
-EXAMPLES = Path("/work/shared/examples/exact_2p.jsonl")
-DATA = Path(__file__).parent / "data" / "malformed_positions.jsonl"
-
-# The example of POSITION.md with a draw pile that makes the counts add up.
-GOOD = {"rules": "standard", "players": [
-    {"name": "me", "hand": ["3", "7", "7"], "face_up": ["A", "10"], "face_down": 3},
-    {"name": "bob", "hand": {"known": ["K", "K"], "count": 5}, "face_up": ["2"],
-     "face_down": 3}],
-    "pile": ["5", "6", "6"], "burned": ["10", "4", "4", "4", "4"], "draw_pile": 27,
-    "to_move": 0}
-GOOD_TEXT = ("standard | me: 3 7 7 / A 10 / 3 ; bob: K K ?3 / 2 / 3 | pile 5 6 6 "
-             "| burned 10 4 4 4 4 | draw 27 | to_move 0")
+from position_fixtures import DATA, EXAMPLES, GOOD, GOOD_TEXT  # noqa: E402
 
 
 def test_doctests():

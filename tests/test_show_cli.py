@@ -13,17 +13,10 @@ from click.testing import CliRunner
 from palace_solver.cli.main import cli
 from palace_solver.position import Position, to_text
 
-DATA = Path(__file__).parent / "data" / "malformed_positions.jsonl"
+from position_fixtures import DATA, GOOD, GOOD_TEXT  # noqa: E402
+
 CASES = [json.loads(x) for x in DATA.read_text().splitlines()]
 
-GOOD = {"rules": "standard", "players": [
-    {"name": "me", "hand": ["3", "7", "7"], "face_up": ["A", "10"], "face_down": 3},
-    {"name": "bob", "hand": {"known": ["K", "K"], "count": 5}, "face_up": ["2"],
-     "face_down": 3}],
-    "pile": ["5", "6", "6"], "burned": ["10", "4", "4", "4", "4"], "draw_pile": 27,
-    "to_move": 0}
-GOOD_TEXT = ("standard | me: 3 7 7 / A 10 / 3 ; bob: K K ?3 / 2 / 3 | pile 5 6 6 "
-             "| burned 10 4 4 4 4 | draw 27 | to_move 0")
 
 
 def palace_script() -> str:

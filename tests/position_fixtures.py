@@ -1,0 +1,16 @@
+"""Positions shared by the position and `palace show` tests."""
+from pathlib import Path
+
+#: ../shared beside the checkout (as in CI), holding the exact examples.
+EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "examples" / "exact_2p.jsonl"
+DATA = Path(__file__).parent / "data" / "malformed_positions.jsonl"
+
+# The example of POSITION.md with a draw pile that makes the counts add up.
+GOOD = {"rules": "standard", "players": [
+    {"name": "me", "hand": ["3", "7", "7"], "face_up": ["A", "10"], "face_down": 3},
+    {"name": "bob", "hand": {"known": ["K", "K"], "count": 5}, "face_up": ["2"],
+     "face_down": 3}],
+    "pile": ["5", "6", "6"], "burned": ["10", "4", "4", "4", "4"], "draw_pile": 27,
+    "to_move": 0}
+GOOD_TEXT = ("standard | me: 3 7 7 / A 10 / 3 ; bob: K K ?3 / 2 / 3 | pile 5 6 6 "
+             "| burned 10 4 4 4 4 | draw 27 | to_move 0")
