@@ -53,7 +53,7 @@ def _table(pos, a) -> str:
 
 
 @click.command()
-@click.argument("position")
+@click.argument("position", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis JSON of POSITION.md.")
 @click.option("--time", "time_budget", type=click.FloatRange(min=0.01), default=None,
               metavar="SECONDS",
@@ -73,7 +73,8 @@ def _table(pos, a) -> str:
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the sampled methods (same seed, same answer).")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Processes for the sampled methods.")
+              help="Processes for the sampled methods; with --batch, processes analyzing "
+                   "positions side by side (each position then uses one).")
 @click.option("--engine", type=click.Choice(["cython", "python"]), default=None,
               help="Exact solver engine (default: the compiled one).")
 @click.option("--line", "show_line", is_flag=True,
@@ -88,8 +89,22 @@ def _table(pos, a) -> str:
               help="Positions exported by --tree.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress on standard error (default: when it is a terminal).")
+@click.option("--batch", "batch_file", type=click.Path(dir_okay=False, allow_dash=True),
+              default=None, metavar="FILE",
+              help="Analyze every position of FILE ('-': standard input), one a line (JSON "
+                   "or text form; blank and '#' lines skipped), printing one JSON result a "
+                   "line; a bad line gives {\"line\": N, \"error\": ...} and the batch "
+                   "goes on.")
+@click.option("--output", type=click.Path(dir_okay=False), default=None,
+              help="With --batch: write the results to this resumable JSONL file instead of "
+                   "standard output (a header line, then {\"id\": LINE, \"result\": ...} "
+                   "per position); the same command resumes a killed batch.")
+@click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
+              help="With --batch: analyze on a Ray cluster ('auto', HOST:PORT, "
+                   "ray://HOST:PORT, or 'local'). Needs pip install '.[ray]'.")
 def analyze(position, as_json, time_budget, depth, hash_mb, method, samples, seed, jobs,
-            engine, show_line, line_plies, tree_file, tree_nodes, progress):
+            engine, show_line, line_plies, tree_file, tree_nodes, progress, batch_file,
+            output, ray_address):
     """Analyze POSITION: every legal move of the player to move, best first, with each
     player's loss probability.
 
@@ -102,9 +117,31 @@ def analyze(position, as_json, time_budget, depth, hash_mb, method, samples, see
       palace analyze pos.json --json --time 10
       palace analyze pos.json --line --tree graph.graphml
 
+    With --batch FILE, POSITION is left out and every line of FILE is analyzed with the
+    same options (in local processes with --jobs, or on Ray with --ray); the output has one
+    JSON result a line, in input order, the same whatever the workers (without --time).
+
+    \b
+      palace analyze --batch archive.jsonl --samples 200 --jobs 2 > results.jsonl
+      palace analyze --batch archive.jsonl --depth 6 --ray auto --output results.jsonl
+
     Exit status 2 on invalid input, with a one-line message on standard error.
     """
     from palace_solver.analysis import analyze as run
+
+    if batch_file is not None:
+        if position is not None:
+            fail("give either POSITION or --batch FILE, not both")
+        if show_line or tree_file:
+            fail("--line and --tree are for one position, not --batch")
+        _run_batch(batch_file, output, ray_address, jobs, progress,
+                   dict(time_budget=time_budget, depth=depth, hash_mb=hash_mb, method=method,
+                        samples=samples, seed=seed, engine=engine))
+        return
+    if position is None:
+        fail("missing POSITION (or --batch FILE); see palace analyze --help")
+    if output is not None or ray_address is not None:
+        fail("--output and --ray are for --batch")
 
     try:
         pos = load_position(position)
@@ -156,6 +193,33 @@ def analyze(position, as_json, time_budget, depth, hash_mb, method, samples, see
     if tree_file and "tree" in a.stats:
         t = a.stats["tree"]
         click.echo(f"\ngraph written to {t['file']} ({t['nodes']} nodes, {t['edges']} edges)")
+
+
+def _run_batch(batch_file, output, ray_address, jobs, progress, options) -> None:
+    """``--batch``: every line of ``batch_file`` through the batch layer."""
+    from palace_solver.batch import BatchError, run_batch
+    from palace_solver.batch_analysis import analysis_tasks, analyze_task
+
+    try:
+        f = click.open_file(batch_file, encoding="utf-8")
+        with f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        fail(f"cannot read {batch_file}: {getattr(e, 'strerror', None) or e}")
+    tasks = analysis_tasks(lines, **options)
+    if progress is None:
+        progress = "auto"
+    try:
+        results = run_batch(analyze_task, tasks, jobs=jobs, ray=ray_address, output=output,
+                            progress=progress, label="positions")
+    except BatchError as e:
+        fail(str(e))
+    bad = sum("error" in r for r in results)
+    if output is None:
+        for r in results:
+            click.echo(json.dumps(r))
+    else:
+        click.echo(f"{len(results)} positions ({bad} with errors) in {output}", err=True)
 
 
 class _Progress:

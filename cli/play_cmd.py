@@ -1,10 +1,9 @@
 """``palace play``: bots play full games (one game with its log, or a series with a tally)."""
 from __future__ import annotations
 
-import sys
-
 import click
 
+from palace_solver.batch import BatchError
 from palace_solver.bots import BOTS
 from palace_solver.game import DEFAULT_TURN_CAP, play_game, play_series, seats_for
 from palace_solver.cli.common import fail as _fail, rules_from_options
@@ -35,13 +34,30 @@ from palace_solver.rules import VARIANTS
               help="Occurrences of one play-phase position that make a draw (2: first repeat).")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr (default: on for more than 20 games).")
+@click.option("--jobs", "-j", type=int, default=1, show_default=True,
+              help="Local processes playing the series (the tally does not depend on it). "
+                   "With --ray: the most tasks running at once.")
+@click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
+              help="Play the series on a Ray cluster: 'auto' (the cluster this machine "
+                   "belongs to), HOST:PORT, ray://HOST:PORT, or 'local' (start one on this "
+                   "machine). Needs pip install '.[ray]'.")
+@click.option("--output", type=click.Path(dir_okay=False), default=None,
+              help="Write each finished task of the series to this JSONL file; run the "
+                   "same command again to resume a killed series (nothing is replayed).")
+@click.option("--per-task", type=int, default=None,
+              help="Games per batch task (default: games/100, between 1 and 50). Does not "
+                   "change the tally, only how often progress is saved.")
 def play(players, bots, rules_name, variants, seed, games, as_json, turn_cap, repetitions,
-         progress):
+         progress, jobs, ray_address, output, per_task):
     """Let bots play full games of Palace.
 
     One game prints every event (deal, layouts, moves, draws, flips, burns, pickups,
     players going out) and ends with the loser. A series (--games N) prints, per bot, the
     games played, losses, loss rate and draws; a draw is a repeated position or the turn cap.
+
+    A series runs through the batch layer: in local processes (--jobs) or on a Ray cluster
+    (--ray), the same tally for the same seed whatever the workers. With --output, each
+    finished task is saved at once, and the same command resumes a killed series.
 
     \b
     Examples:
@@ -49,6 +65,8 @@ def play(players, bots, rules_name, variants, seed, games, as_json, turn_cap, re
       palace play -n 4 --bots random --variant seven_low --variant invisible_8
       palace play --bots greedy,lowest --games 1000 --json
       palace play -n 6 --variant jokers --bots greedy --seed 3 --json
+      palace play --games 100000 --jobs 2 --output series.jsonl
+      palace play --games 1000000 --ray auto --output series.jsonl
     """
     rules = rules_from_options(rules_name, variants, players)
     bot_names = [b.strip().lower() for b in bots.split(",") if b.strip()]
@@ -66,6 +84,13 @@ def play(players, bots, rules_name, variants, seed, games, as_json, turn_cap, re
     if repetitions < 2:
         _fail("--repetitions must be at least 2")
 
+    if jobs < 1:
+        _fail("--jobs must be at least 1")
+    if per_task is not None and per_task < 1:
+        _fail("--per-task must be at least 1")
+    if games == 1 and output is not None:
+        _fail("--output is for a series (--games 2 or more)")
+
     if games == 1:
         seats = seats_for(bot_names, players, 0)
         rec = play_game(rules, players, seats, seed=seed, turn_cap=turn_cap,
@@ -74,13 +99,12 @@ def play(players, bots, rules_name, variants, seed, games, as_json, turn_cap, re
         return
 
     show = progress if progress is not None else games > 20
-    if show:
-        with click.progressbar(length=games, label="games", file=sys.stderr) as bar:
-            res = play_series(rules, players, bot_names, games, seed=seed, turn_cap=turn_cap,
-                              repetitions=repetitions, progress=lambda rec: bar.update(1))
-    else:
+    try:
         res = play_series(rules, players, bot_names, games, seed=seed, turn_cap=turn_cap,
-                          repetitions=repetitions)
+                          repetitions=repetitions, progress=show, jobs=jobs, ray=ray_address,
+                          output=output, per_task=per_task)
+    except BatchError as e:
+        _fail(str(e))
     click.echo(res.to_json(indent=2) if as_json else res.text())
 
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
@@ -41,13 +40,20 @@ def _cards(text: str) -> list[int]:
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the random completions of the deal; same seed, same ranking.")
 @click.option("--jobs", "-j", type=int, default=1, show_default=True,
-              help="Processes to play the games (results do not depend on it).")
+              help="Local processes playing the games (results do not depend on it). With "
+                   "--ray: the most tasks running at once.")
+@click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
+              help="Play the games on a Ray cluster: 'auto', HOST:PORT, ray://HOST:PORT, or "
+                   "'local' (start one on this machine). Needs pip install '.[ray]'.")
+@click.option("--output", type=click.Path(dir_okay=False), default=None,
+              help="Save each finished task (50 games of one layout) to this JSONL file; "
+                   "the same command resumes a killed run without replaying them.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print JSON: every layout with its loss probability, interval and games.")
 @click.option("--progress/--no-progress", default=True, show_default=True,
               help="Show a progress bar on standard error.")
-def swap(cards, players, rules_name, variants, seat, others, games, bot, seed, jobs, as_json,
-         progress):
+def swap(cards, players, rules_name, variants, seat, others, games, bot, seed, jobs,
+         ray_address, output, as_json, progress):
     """Rank the layouts of your face-up cards at the swap phase.
 
     CARDS are your hand and face-up cards together (6, or 8 with four_cards; the hand of 6
@@ -59,6 +65,7 @@ def swap(cards, players, rules_name, variants, seat, others, games, bot, seed, j
     Examples:
       palace swap 3 7 9 K A 10
       palace swap 3 7 9 K A 10 -n 3 --others "2 A Q" --games 500 --json
+      palace swap 3 7 9 K A 10 --games 20000 --ray auto --output swap.jsonl
     """
     rules = rules_from_options(rules_name, variants, players)
     mine = _cards(" ".join(cards))
@@ -69,23 +76,12 @@ def swap(cards, players, rules_name, variants, seat, others, games, bot, seed, j
         _fail("--jobs must be at least 1")
     if bot.strip().lower() not in BOTS:
         _fail(f"unknown bot {bot!r} (known: {', '.join(BOTS)})")
-    bar = None
-    try:
-        if progress:
-            bar = click.progressbar(length=1, label="layouts", file=sys.stderr)
-            bar.__enter__()
-
-            def tick(done, total):
-                bar.length = total
-                bar.update(1)
+    try:  # ValueError: impossible cards, or a BatchError (another run's --output, no Ray)
         res = rank_layouts(rules, players, mine, others_up, seat=seat, games=games, seed=seed,
-                           jobs=jobs, bot=bot.strip().lower(),
-                           progress=tick if progress else None)
+                           jobs=jobs, bot=bot.strip().lower(), progress=progress,
+                           ray=ray_address, output=output)
     except ValueError as e:
         _fail(str(e))
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
     if as_json:
         click.echo(json.dumps({
             "players": players, "rules": rules.to_json(), "cards": names(mine),

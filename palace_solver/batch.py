@@ -235,7 +235,8 @@ class _Progress:
         self.last = now
         n, el = self.done - self.start_done, now - self.t0
         rate = n / el if el > 0 else 0.0
-        eta = f"  eta {(self.total - self.done) / rate:.0f} s" if rate > 0 and n else ""
+        left = self.total - self.done
+        eta = f"  eta {left / rate:.0f} s" if rate > 0 and n and left else ""
         width = 24
         fill = width * self.done // self.total
         text = (f"{self.label}: [{'#' * fill}{'-' * (width - fill)}] {self.done}/{self.total}"

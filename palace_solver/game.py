@@ -28,7 +28,8 @@ from .moves import FLIP, LAYOUT, PICKUP
 from .rules import Rules
 from .state import DEAL, PLAY_PHASE, State
 
-__all__ = ["DEFAULT_TURN_CAP", "GameRecord", "SeriesResult", "play_game", "play_series"]
+__all__ = ["DEFAULT_TURN_CAP", "GameRecord", "SeriesResult", "play_game", "play_series",
+           "series_tasks", "play_series_task", "merge_series"]
 
 #: Decisions allowed before a game is called a draw; random games average well under 300.
 DEFAULT_TURN_CAP = 2000
@@ -344,30 +345,89 @@ def game_seed(seed: int, game: int) -> int:
     return random.Random(f"palace-series-{seed}-{game}").getrandbits(48)
 
 
-def play_series(rules: Rules, n_players: int, bot_names, games: int, seed: int = 0,
-                turn_cap: int = DEFAULT_TURN_CAP, progress=None,
-                repetitions: int = 2) -> SeriesResult:
-    """Play ``games`` games, seats rotated (:func:`seats_for`), seeds from :func:`game_seed`.
+def games_per_task(games: int) -> int:
+    """Games in one batch task of a series of ``games``: a function of the series length only
+    (never of the workers), about 100 tasks, at most 50 games (a fraction of a second), so
+    the per-task cost (a process hand-off or a Ray call, one fsynced output line) stays
+    small against the games and a killed series loses little."""
+    return max(1, min(50, games // 100))
 
-    :param progress: called with each finished :class:`GameRecord` (for a progress bar).
-    """
-    bot_names = [make_bot(b).name for b in bot_names]
-    res = SeriesResult(rules=rules, n_players=n_players, games=games, seed=seed)
-    for name in bot_names:
-        res.tally.setdefault(name, {"games": 0, "losses": 0, "draws": 0,
-                                    "loss_share": Fraction(0)})
-    for g in range(games):
-        seats = seats_for(bot_names, n_players, g)
-        rec = play_game(rules, n_players, seats, seed=game_seed(seed, g), turn_cap=turn_cap,
-                        record=False, repetitions=repetitions)
-        res.decisions += rec.decisions
-        res.draws += rec.draw
+
+def series_tasks(rules: Rules, n_players: int, bot_names, games: int, seed: int = 0,
+                 turn_cap: int = DEFAULT_TURN_CAP, repetitions: int = 2,
+                 per_task: int | None = None) -> list[dict]:
+    """The batch tasks of a series (:mod:`palace_solver.batch`): task ``k`` plays games
+    ``first .. first + games - 1``, each seeded by :func:`game_seed` from the series seed, so
+    the tally does not depend on how games are split into tasks or over workers."""
+    per = per_task or games_per_task(games)
+    bots = [make_bot(b).name for b in bot_names]
+    return [{"id": k, "rules": rules.to_json(), "players": n_players, "bots": bots,
+             "seed": seed, "first": g0, "games": min(per, games - g0), "turn_cap": turn_cap,
+             "repetitions": repetitions}
+            for k, g0 in enumerate(range(0, games, per))]
+
+
+def play_series_task(task: dict) -> dict:
+    """One task of :func:`series_tasks`: the tally of its games (loss shares as exact
+    fractions written ``"p/q"``, so merging is exact)."""
+    rules = Rules.from_json(task["rules"])
+    n, bots = task["players"], task["bots"]
+    tally = {name: {"games": 0, "losses": 0, "draws": 0, "loss_share": Fraction(0)}
+             for name in bots}
+    draws = decisions = 0
+    for g in range(task["first"], task["first"] + task["games"]):
+        seats = seats_for(bots, n, g)
+        rec = play_game(rules, n, seats, seed=game_seed(task["seed"], g),
+                        turn_cap=task["turn_cap"], record=False,
+                        repetitions=task["repetitions"])
+        decisions += rec.decisions
+        draws += rec.draw
         for q, name in enumerate(seats):
-            t = res.tally[name]
+            t = tally[name]
             t["games"] += 1
             t["losses"] += rec.loser == q
             t["draws"] += rec.draw and rec.loss[q] > 0
             t["loss_share"] += rec.loss[q]
-        if progress is not None:
-            progress(rec)
+    for t in tally.values():
+        t["loss_share"] = str(t["loss_share"])
+        t["draws"] = int(t["draws"])
+    return {"games": task["games"], "draws": int(draws), "decisions": decisions,
+            "tally": tally}
+
+
+def merge_series(rules: Rules, n_players: int, bot_names, games: int, seed: int,
+                 results) -> SeriesResult:
+    """The :class:`SeriesResult` of task results, added in task order."""
+    res = SeriesResult(rules=rules, n_players=n_players, games=games, seed=seed)
+    for name in (make_bot(b).name for b in bot_names):
+        res.tally.setdefault(name, {"games": 0, "losses": 0, "draws": 0,
+                                    "loss_share": Fraction(0)})
+    for r in results:
+        res.draws += r["draws"]
+        res.decisions += r["decisions"]
+        for name, part in r["tally"].items():
+            t = res.tally[name]
+            for k in ("games", "losses", "draws"):
+                t[k] += part[k]
+            t["loss_share"] += Fraction(part["loss_share"])
     return res
+
+
+def play_series(rules: Rules, n_players: int, bot_names, games: int, seed: int = 0,
+                turn_cap: int = DEFAULT_TURN_CAP, progress=False,
+                repetitions: int = 2, jobs: int = 1, ray: str | None = None,
+                output=None, per_task: int | None = None) -> SeriesResult:
+    """Play ``games`` games, seats rotated (:func:`seats_for`), seeds from :func:`game_seed`,
+    through the batch layer (:func:`palace_solver.batch.run_batch`): the tally is the same
+    for any ``jobs``/``ray``, and a series written to ``output`` resumes where it stopped.
+
+    :param progress: a progress bar on stderr (True, False or ``"auto"``).
+    :raises palace_solver.batch.BatchError: an ``output`` file of another series, Ray
+        missing or unreachable.
+    """
+    from .batch import run_batch
+    tasks = series_tasks(rules, n_players, bot_names, games, seed=seed, turn_cap=turn_cap,
+                         repetitions=repetitions, per_task=per_task)
+    results = run_batch(play_series_task, tasks, jobs=jobs, ray=ray, output=output,
+                        progress=progress, label=f"tasks of {tasks[0]['games'] if tasks else 1} games")
+    return merge_series(rules, n_players, bot_names, games, seed, results)

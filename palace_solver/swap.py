@@ -12,12 +12,12 @@ plays with the ``bot`` policy (``greedy`` by default); the game is played to the
 :func:`palace_solver.rollout.playout`, a game longer than its cap scored as a draw.
 
 A layout's figure is the mean loss share of the player over its games, with the interval of
-:func:`palace_solver.sampled.mean_ci`. Games are split over ``jobs`` processes per layout;
-results do not depend on ``jobs``.
+:func:`palace_solver.sampled.mean_ci`. The games run as batch tasks (:mod:`palace_solver.batch`:
+local processes or a Ray cluster, resumable from an output file); results do not depend on
+the workers.
 """
 from __future__ import annotations
 
-import multiprocessing as mp
 import random
 from dataclasses import dataclass
 
@@ -28,7 +28,7 @@ from .rollout import playout
 from .rules import Rules
 from .state import LAYOUT_PHASE, State
 
-__all__ = ["LayoutValue", "deal_for", "layouts", "rank_layouts"]
+__all__ = ["LayoutValue", "deal_for", "layouts", "rank_layouts", "swap_tasks", "swap_task"]
 
 
 @dataclass
@@ -117,46 +117,61 @@ def play_layout(rules: Rules, n: int, seat: int, cards, others_up, layout: Move,
     return playout(s, brng, bot)[seat]
 
 
-def _worker(args):
-    rules, n, seat, cards, others_up, layout, seed, games, bot = args
-    return [play_layout(rules, n, seat, cards, others_up, layout, seed, g, bot)
-            for g in games]
+#: Games of one layout in one batch task: a fixed number (never derived from the workers),
+#: large enough that the per-task cost (process hand-off or Ray call, an output line) is
+#: small against the games, small enough to spread a few layouts over many workers.
+GAMES_PER_TASK = 50
+
+
+def swap_tasks(rules: Rules, n: int, cards, others_up=(), seat: int = 0, games: int = 200,
+               seed: int = 0, bot: str = "greedy", n_layouts: int | None = None) -> list[dict]:
+    """The batch tasks of :func:`rank_layouts`: layout ``k`` (its index in :func:`layouts`)
+    over games ``first .. first + games - 1``, each game seeded from ``seed`` and its index
+    (common to every layout), so splitting games into tasks changes nothing."""
+    if n_layouts is None:
+        n_layouts = len(layouts(rules, n, cards))
+    return [{"id": f"{k}:{g0}", "rules": rules.to_json(), "players": n, "seat": seat,
+             "cards": list(cards), "others_up": [list(u) for u in others_up], "layout": k,
+             "seed": seed, "first": g0, "games": min(GAMES_PER_TASK, games - g0), "bot": bot}
+            for k in range(n_layouts) for g0 in range(0, games, GAMES_PER_TASK)]
+
+
+def swap_task(task: dict) -> dict:
+    """One task of :func:`swap_tasks`: the player's loss share in each of its games."""
+    rules = Rules.from_json(task["rules"])
+    n, cards = task["players"], task["cards"]
+    move = layouts(rules, n, cards)[task["layout"]]
+    return {"loss": [play_layout(rules, n, task["seat"], cards, task["others_up"], move,
+                                 task["seed"], g, task["bot"])
+                     for g in range(task["first"], task["first"] + task["games"])]}
 
 
 def rank_layouts(rules: Rules, n: int, cards, others_up=(), seat: int = 0, games: int = 200,
-                 seed: int = 0, jobs: int = 1, bot: str = "greedy",
-                 progress=None) -> list[LayoutValue]:
-    """Layouts best first (lowest estimated loss; ties: layout order).
+                 seed: int = 0, jobs: int = 1, bot: str = "greedy", progress=False,
+                 ray: str | None = None, output=None) -> list[LayoutValue]:
+    """Layouts best first (lowest estimated loss; ties: layout order), played through the
+    batch layer (:func:`palace_solver.batch.run_batch`): local processes (``jobs``) or Ray
+    (``ray``), resumable from ``output``; the ranking does not depend on the workers.
 
-    ``progress(done, total)`` is called after each layout.
-
-    :raises ValueError: for impossible cards (:func:`check_cards`) or a bad seat.
+    :param progress: a progress bar on stderr (True, False or ``"auto"``).
+    :raises ValueError: for impossible cards (:func:`check_cards`) or a bad seat;
+        :class:`palace_solver.batch.BatchError` (a ValueError) for an ``output`` file of
+        another run or Ray missing.
     """
+    from .batch import run_batch
     from .sampled import mean_ci
     if not 0 <= seat < n:
         raise ValueError(f"seat {seat} out of range (0 to {n - 1})")
     check_cards(rules, n, cards, others_up)
     moves = layouts(rules, n, cards)
+    tasks = swap_tasks(rules, n, cards, others_up, seat, games, seed, bot, len(moves))
+    results = run_batch(swap_task, tasks, jobs=jobs, ray=ray, output=output,
+                        progress=progress, label="swap tasks")
+    per = {k: [] for k in range(len(moves))}
+    for t, r in zip(tasks, results):  # task order: games in order within each layout
+        per[t["layout"]].extend(r["loss"])
     out = []
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    pool = ctx.Pool(jobs) if jobs > 1 else None
-    try:
-        for k, m in enumerate(moves):
-            if pool is None:
-                res = _worker((rules, n, seat, cards, others_up, m, seed, range(games), bot))
-            else:
-                chunks = [range(j, games, jobs) for j in range(jobs)]
-                parts = pool.map(_worker, [(rules, n, seat, cards, others_up, m, seed, c, bot)
-                                           for c in chunks])
-                res = [0.0] * games
-                for c, part in zip(chunks, parts):
-                    for g, v in zip(c, part):
-                        res[g] = v
-            mean, lo, hi = mean_ci(res)
-            out.append(LayoutValue(m, mean, (lo, hi), games))
-            if progress is not None:
-                progress(k + 1, len(moves))
-    finally:
-        if pool is not None:
-            pool.terminate()
+    for k, m in enumerate(moves):
+        mean, lo, hi = mean_ci(per[k])
+        out.append(LayoutValue(m, mean, (lo, hi), games))
     return sorted(out, key=lambda v: v.loss)

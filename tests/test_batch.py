@@ -190,3 +190,168 @@ def test_missing_ray_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_ray)
     with pytest.raises(BatchError, match=r"pip install '\.\[ray\]'"):
         run_batch(draw, _tasks(2), ray="auto")
+
+
+# -- the commands on the batch layer ---------------------------------------------------------
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from palace_solver.cli.main import cli
+
+PLAY = ["play", "--games", "800", "--per-task", "5", "--bots", "greedy,random", "--json"]
+
+
+def _palace(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "palace_solver.cli.main", *args],
+                          capture_output=True, text=True, timeout=120, **kw)
+
+
+def test_play_series_killed_and_resumed_equals_uninterrupted(tmp_path):
+    ref_file = tmp_path / "ref.jsonl"
+    ref = _palace(*PLAY, "--output", str(ref_file), "--no-progress")
+    assert ref.returncode == 0, ref.stderr
+    total = 1 + 800 // 5
+    assert len(ref_file.read_bytes().splitlines()) == total
+
+    out = tmp_path / "killed.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "palace_solver.cli.main", *PLAY,
+                             "--output", str(out), "--jobs", "2", "--no-progress"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)  # its own group: the workers die too
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if out.exists() and out.read_bytes().count(b"\n") >= 21:
+            break
+        time.sleep(0.002)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the series ended before it was killed"
+    kept = out.read_bytes().count(b"\n") - 1
+    assert 20 <= kept < total - 1, kept  # killed halfway: finished tasks kept, not all
+
+    again = _palace(*PLAY, "--output", str(out), "--progress")
+    assert again.returncode == 0, again.stderr
+    resumed = int(again.stderr.split("resuming, ")[1].split(" of")[0])
+    assert resumed >= kept  # nothing finished before the kill is played again
+    assert again.stdout == ref.stdout  # the same tally
+    assert out.read_bytes() == ref_file.read_bytes()  # and the same file, byte for byte
+
+
+def test_play_tally_same_for_any_jobs():
+    args = ["play", "--games", "60", "--bots", "greedy,lowest,random", "-n", "3", "--seed",
+            "4", "--json", "--no-progress"]
+    one = CliRunner().invoke(cli, args)
+    two = CliRunner().invoke(cli, [*args, "--jobs", "2", "--per-task", "7"])
+    assert one.exit_code == 0 and two.exit_code == 0, one.output + two.output
+    assert one.output == two.output
+    assert json.loads(one.output)["games"] == 60
+
+
+def test_play_output_of_other_series_is_a_one_line_error(tmp_path):
+    f = tmp_path / "s.jsonl"
+    r = CliRunner().invoke(cli, ["play", "--games", "30", "--output", str(f), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(cli, ["play", "--games", "30", "--seed", "1", "--output", str(f),
+                                 "--no-progress"])
+    assert r.exit_code == 2
+    assert r.output.startswith("palace: ") and "another batch" in r.output
+    assert r.output.count("\n") == 1
+    for bad in (["--jobs", "0"], ["--per-task", "0"]):
+        r = CliRunner().invoke(cli, ["play", "--games", "30", *bad])
+        assert r.exit_code == 2 and r.output.startswith("palace: "), r.output
+
+
+# -- palace analyze --batch --------------------------------------------------------------------
+
+EXACT = ["standard | K K / - / 2 ; - / - / 1 | pile 4 6 6 | burned 10 10 10 10 2 2 2 2 3 3 3 3 "
+         "4 4 5 5 5 6 6 7 7 7 7 8 8 8 8 9 9 9 A A A A J J J J K K Q Q Q Q | draw 0 | to_move 0"]
+SAMPLED = ("standard | me: 3 7 7 / A 10 / 3 ; bob: K K ?3 / 2 / 3 | pile 5 6 6 "
+           "| burned 10 4 4 4 4 | draw 27 | to_move 0")
+OPTS = ["--samples", "3", "--depth", "2", "--hash", "1", "--seed", "3"]
+
+
+def _steady(obj):
+    """An analysis without its timings (the one part that differs between runs)."""
+    if isinstance(obj, dict):
+        return {k: _steady(v) for k, v in obj.items()
+                if "seconds" not in k and "per_second" not in k}
+    if isinstance(obj, list):
+        return [_steady(v) for v in obj]
+    return obj
+
+
+def _archive(tmp_path) -> Path:
+    f = tmp_path / "positions.jsonl"
+    examples = Path(__file__).resolve().parents[1] / "examples" / "endgame.json"
+    lines = ["# a small archive", EXACT[0], "", "this is not a position", SAMPLED,
+             json.dumps(json.loads(examples.read_text())), "{\"rules\": \"standard\",}"]
+    f.write_text("\n".join(lines) + "\n")
+    return f
+
+
+def test_analyze_batch_one_result_a_line_with_error_records(tmp_path):
+    f = _archive(tmp_path)
+    r = CliRunner().invoke(cli, ["analyze", "--batch", str(f), *OPTS, "--no-progress"])
+    assert r.exit_code == 0, r.output
+    out = [json.loads(x) for x in r.output.splitlines()]
+    assert [o["line"] for o in out] == [2, 4, 5, 6, 7]  # blank and comment lines skipped
+    assert "error" in out[1] and "invalid position" in out[1]["error"]
+    assert "bad JSON" in out[4]["error"]
+    for o, text in ((out[0], EXACT[0]), (out[2], SAMPLED)):
+        single = CliRunner().invoke(cli, ["analyze", text, "--json", *OPTS])
+        assert single.exit_code == 0, single.output
+        # a line's answer is the single analysis of that position with the same options
+        assert _steady(o["analysis"]) == _steady(json.loads(single.output))
+    assert out[2]["analysis"]["method"] == "sampled"  # hidden cards
+    assert out[0]["analysis"]["method"] == "depth_limited"  # exact mode, --depth 2
+
+
+def test_analyze_batch_same_for_any_jobs_and_resumable(tmp_path):
+    f = _archive(tmp_path)
+    one = CliRunner().invoke(cli, ["analyze", "--batch", str(f), *OPTS, "--no-progress"])
+    two = CliRunner().invoke(cli, ["analyze", "--batch", str(f), *OPTS, "--jobs", "2",
+                                   "--no-progress"])
+    assert [_steady(json.loads(x)) for x in one.output.splitlines()] == \
+        [_steady(json.loads(x)) for x in two.output.splitlines()]
+    out = tmp_path / "results.jsonl"
+    r = CliRunner().invoke(cli, ["analyze", "--batch", str(f), *OPTS, "--output", str(out),
+                                 "--no-progress"])
+    assert r.exit_code == 0, r.output
+    assert "5 positions (2 with errors)" in r.output
+    lines = out.read_text().splitlines()
+    assert json.loads(lines[0])["label"] == "positions"
+    recs = [json.loads(x) for x in lines[1:]]
+    assert [x["id"] for x in recs] == [2, 4, 5, 6, 7]
+    # resuming a finished file computes nothing and leaves it as it was
+    before = out.read_bytes()
+    r = CliRunner().invoke(cli, ["analyze", "--batch", str(f), *OPTS, "--output", str(out),
+                                 "--no-progress"])
+    assert r.exit_code == 0 and out.read_bytes() == before
+    # other options are another batch
+    r = CliRunner().invoke(cli, ["analyze", "--batch", str(f), "--samples", "4",
+                                 "--output", str(out), "--no-progress"])
+    assert r.exit_code == 2 and "another batch" in r.output
+
+
+def test_analyze_batch_bad_invocations(tmp_path):
+    f = _archive(tmp_path)
+    for args in (["x", "--batch", str(f)], ["--batch", str(f), "--line"],
+                 ["--batch", str(tmp_path / "missing.jsonl")], [],
+                 [EXACT[0], "--output", str(tmp_path / "o.jsonl")]):
+        r = CliRunner().invoke(cli, ["analyze", *args])
+        assert r.exit_code == 2, (args, r.output)
+        assert r.output.startswith("palace: ") and r.output.count("\n") == 1, r.output
+
+
+def test_batch_options_have_help():
+    from palace_solver.cli.analyze_cmd import analyze
+    from palace_solver.cli.play_cmd import play
+    from palace_solver.cli.swap_cmd import swap
+    for cmd in (analyze, play, swap):
+        assert all(p.help for p in cmd.params if p.param_type_name == "option"), cmd.name
