@@ -60,6 +60,9 @@ class GameRecord:
     decisions: int = 0
     loss: list[Fraction] = field(default_factory=list)
     out_order: list[int] = field(default_factory=list)
+    #: Face-up ranks each player laid out, kept even without ``events`` (the swap table
+    #: reads them from fast games); not in :meth:`to_dict`, where the layout events say it.
+    face_up: list[tuple] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
@@ -181,7 +184,7 @@ def play_game(rules: Rules, n_players: int, bots, seed: int = 0,
     chance_rng = random.Random(f"palace-chance-{seed}")
     bot_rng = random.Random(f"palace-bots-{seed}")
     rec = GameRecord(rules=rules, n_players=n_players, bots=[b.name for b in bots], seed=seed,
-                     turn_cap=turn_cap)
+                     turn_cap=turn_cap, face_up=[()] * n_players)
     ev = rec.events.append if record else (lambda e: None)
     seen: dict = {}
     first_done = False
@@ -232,6 +235,7 @@ def play_game(rules: Rules, n_players: int, bots, seed: int = 0,
         rec.decisions += 1
         if move.kind == LAYOUT:
             state.apply(move)
+            rec.face_up[p] = tuple(move.layout)
             ev({"type": "layout", "player": p, "face_up": names(move.layout),
                 "hand": names(ranks_of(state.hands[p]))})
         else:
