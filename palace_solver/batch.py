@@ -36,6 +36,7 @@ import hashlib
 import json
 import multiprocessing as mp
 import os
+import socket
 import sys
 import time
 from typing import Callable, Sequence
@@ -288,10 +289,49 @@ def _import_ray():
     return ray
 
 
+def _routable_ip() -> str | None:
+    """The address Ray puts in place of a loopback one (the interface of the default
+    route); a UDP connect sends nothing."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("8.8.8.8", 80))
+            return s.getsockname()[0]
+    except OSError:
+        return None
+
+
+def _check_reachable(address: str) -> None:
+    """Ray waits without end for a cluster that is not there; one TCP connect first turns
+    a wrong HOST:PORT into a prompt error.
+
+    :raises BatchError: nothing accepts connections at that address.
+    """
+    if address in ("auto", "local"):
+        return
+    host, sep, port = address.split("://", 1)[-1].rpartition(":")
+    host = host.strip("[]")
+    if not sep or not port.isdigit():
+        return  # not HOST:PORT: Ray words the error
+    hosts = [host]
+    if host in ("127.0.0.1", "localhost", "::1"):
+        hosts.append(_routable_ip())  # Ray connects there instead, unless told otherwise
+    for h in hosts:
+        if h is None:
+            continue
+        try:
+            socket.create_connection((h, int(port)), timeout=5).close()
+            return
+        except OSError:
+            continue
+    raise BatchError(f"cannot connect to Ray at {address!r}: nothing accepts connections "
+                     f"there (is the cluster started?)")
+
+
 def _ray_connect(ray, address: str, jobs: int) -> bool:
     """Connect (or start, for 'local'); True if this call started the session."""
     if ray.is_initialized():
         return False  # the caller owns the session (tests, notebooks)
+    _check_reachable(address)
     kw = dict(address=address, log_to_driver=False, logging_level="ERROR")
     if address == "local":
         # a one-machine cluster for this batch only (connecting to a running cluster
@@ -305,17 +345,17 @@ def _ray_connect(ray, address: str, jobs: int) -> bool:
     return True
 
 
-def _run_ray(fn, tasks, todo, jobs, address):
-    ray = _import_ray()
-    started = _ray_connect(ray, address, jobs)
+def _run_ray(fn, tasks, todo, jobs, ray):
+    pending: dict = {}
     try:
         remote = ray.remote(num_cpus=1, max_retries=3)(fn)
         cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
-        # Tasks in flight: enough to keep every CPU busy while results travel back, few
-        # enough that a huge batch does not sit in the object store at once.
-        limit = 2 * (jobs if jobs > 1 else cpus)
+        # Tasks in flight: by default twice the cluster's CPUs, enough to keep every CPU
+        # busy while results travel back, few enough that a huge batch does not sit in the
+        # object store at once. jobs > 1 caps the tasks running at once (a share of a
+        # shared cluster): exactly that many in flight.
+        limit = jobs if jobs > 1 else 2 * cpus
         it = iter(todo)
-        pending = {}
         for i in it:
             pending[remote.remote(tasks[i])] = i
             if len(pending) >= limit:
@@ -328,12 +368,9 @@ def _run_ray(fn, tasks, todo, jobs, address):
                 nxt = next(it, None)
                 if nxt is not None:
                     pending[remote.remote(tasks[nxt])] = nxt
-        pending = {}
     finally:
-        for ref in pending:
+        for ref in pending:  # an error or an interrupt: stop what is still queued
             ray.cancel(ref, force=True)
-        if started:
-            ray.shutdown()
 
 
 # -- the entry point -------------------------------------------------------------------------
@@ -346,9 +383,9 @@ def run_batch(fn: Callable[[dict], dict], tasks: Sequence[dict], *, jobs: int = 
     :param fn: a top-level (picklable) function, deterministic given its task, returning a
         JSON-able dict.
     :param tasks: JSON-able dicts, each with a unique ``"id"`` (string or integer).
-    :param jobs: local processes (1: this process). With ``ray``: the most tasks running at
-        once (default: every CPU of the cluster); with ``ray="local"``: the CPUs of the
-        cluster started.
+    :param jobs: local processes (1: this process). With ``ray``, when above 1: the most
+        tasks running at once (default: twice the cluster's CPUs in flight, so every CPU is
+        busy); with ``ray="local"`` also the CPUs of the cluster started.
     :param ray: None (local), ``"local"`` (start a one-machine cluster for this batch),
         ``"auto"`` (the cluster this machine belongs to) or an address ``HOST:PORT`` /
         ``ray://HOST:PORT``. A session already initialized by the caller is used as is.
@@ -370,15 +407,22 @@ def run_batch(fn: Callable[[dict], dict], tasks: Sequence[dict], *, jobs: int = 
         header = {"palace_batch": FORMAT, "label": label, "tasks": len(tasks),
                   "fingerprint": batch_fingerprint(fn, tasks)}
         done = _load(path, header, set(keys))
-        sink = _Sink(path)
     results: list = [done.get(k) for k in keys]
     todo = [i for i, k in enumerate(keys) if k not in done]
-    bar = _Progress(progress, label, len(tasks), len(tasks) - len(todo))
+    started = False
     if ray is not None:
-        _import_ray()  # fail early and clearly, before any work
-        runner = _run_ray(fn, tasks, todo, jobs, str(ray))
+        ray_mod = _import_ray()  # even with nothing to do: a missing Ray is said at once
+    if not todo:
+        runner = iter(())
+    elif ray is not None:
+        # connect before anything is drawn, so a refusal is the only output
+        started = _ray_connect(ray_mod, str(ray), jobs)
+        runner = _run_ray(fn, tasks, todo, jobs, ray_mod)
     else:
         runner = _run_local(fn, tasks, todo, jobs)
+    if output is not None:
+        sink = _Sink(path)
+    bar = _Progress(progress, label, len(tasks), len(tasks) - len(todo))
     try:
         for i, res in runner:
             try:
@@ -392,9 +436,12 @@ def run_batch(fn: Callable[[dict], dict], tasks: Sequence[dict], *, jobs: int = 
             results[i] = res
             bar.tick()
     finally:
-        runner.close()
+        if hasattr(runner, "close"):
+            runner.close()
         sink.close()
         bar.close()
+        if started:  # a session this call opened (not the caller's)
+            ray_mod.shutdown()
     if output is not None:
         # every task done: the canonical file, in task order
         lines = [(_dumps(header) + "\n").encode()]

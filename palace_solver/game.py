@@ -433,5 +433,5 @@ def play_series(rules: Rules, n_players: int, bot_names, games: int, seed: int =
     tasks = series_tasks(rules, n_players, bot_names, games, seed=seed, turn_cap=turn_cap,
                          repetitions=repetitions, per_task=per_task)
     results = run_batch(play_series_task, tasks, jobs=jobs, ray=ray, output=output,
-                        progress=progress, label=f"tasks of {tasks[0]['games'] if tasks else 1} games")
+                        progress=progress, label=f"tasks ({tasks[0]['games'] if tasks else 1} games each)")
     return merge_series(rules, n_players, bot_names, games, seed, results)

@@ -259,5 +259,5 @@ def swap_table(rules: Rules, players, games: int, seed: int = 0, bot: str = "gre
     bot = make_bot(bot).name
     tasks = table_tasks(rules, players, games, seed=seed, bot=bot, layout=layout)
     results = run_batch(table_task, tasks, jobs=jobs, ray=ray, output=output,
-                        progress=progress, label=f"tasks of {GAMES_PER_TASK} games")
+                        progress=progress, label=f"tasks ({GAMES_PER_TASK} games each)")
     return merge_table(rules, tasks, results, bot=bot, layout=layout, seed=seed, games=games)

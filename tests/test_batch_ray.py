@@ -174,3 +174,12 @@ def test_unreachable_address_is_a_one_line_error(tmp_path):
     assert r.returncode == 2
     last = r.stderr.strip().splitlines()[-1]
     assert last.startswith("palace: cannot connect to Ray at 'no-port-here'"), r.stderr
+    # a port nobody listens on: refused at once (Ray itself would wait without end)
+    address = f"127.0.0.1:{_free_port()}"
+    t = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "palace_solver.cli.main", "swap-table",
+                        "--games", "10", "--ray", address], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 2 and time.monotonic() - t < 30
+    assert r.stderr == f"palace: cannot connect to Ray at {address!r}: nothing accepts " \
+                       f"connections there (is the cluster started?)\n"
