@@ -2,8 +2,9 @@
 # is too large for the budget (palace_solver/deepening.py drives it).
 #
 # Two players: alpha-beta on v = player 0's loss (player 0 minimises, player 1 maximises),
-# Ballard's Star1 at chance nodes (values lie in [0, 1], so each outcome gets a window that
-# already accounts for the outcomes still to come), the transposition table for bounds and
+# Ballard's Star1 and Star2 at chance nodes (values lie in [0, 1], so each outcome gets a
+# window that already accounts for the outcomes still to come; Star2 first probes one move of
+# every outcome for a bound from the mover's side), the transposition table for bounds and
 # move ordering (the table's best move is tried first). Three or more players: max-n
 # expectimax (each mover minimises their own loss), no pruning.
 #
@@ -66,7 +67,10 @@ cdef class DeepSearch:
     cdef TT tt
     cdef int n, nw
     cdef uint64_t path[MAXPLY]
-    cdef public uint64_t nodes, evals, reps, star_cuts, ab_cuts
+    cdef uint64_t evals0         # horizon evaluations before this iteration
+    cdef public uint64_t nodes, evals, reps, star_cuts, star2_cuts, probes, ab_cuts
+    cdef public int star2      # Star2 probing at chance nodes (on by default)
+    cdef public bint use_table  # off: pruning without the table (tests compare with plain)
     cdef int minrep
     cdef bint cut, aborted
     cdef double deadline
@@ -77,6 +81,8 @@ cdef class DeepSearch:
         copy_state(&self.root, &root.s)
         self.n = root.s.n
         self.nw = pack_nwords(&root.s)
+        self.star2 = 1          # STAR2_TABLE of deepening.py
+        self.use_table = True
         self.tt_ok = tt_init(&self.tt, hash_mb, self.nw) == 0
         if not self.tt_ok:
             raise MemoryError(f"cannot allocate a {hash_mb} MB table")
@@ -103,6 +109,7 @@ cdef class DeepSearch:
         cdef uint64_t words[MAX_WORDS]
         self.cut = False
         self.aborted = False
+        self.evals0 = self.evals
         self.deadline = now_seconds() + seconds if seconds > 0 else 0.0
         tt_new_search(&self.tt)
         pack_state(&self.root, words)
@@ -132,11 +139,16 @@ cdef class DeepSearch:
 
     cdef double _after_move(self, PState* c, int depth, double alpha, double beta,
                             int ply) noexcept nogil:
-        """Value of the state a move led to: terminal, chance (Star1) or decision."""
+        """Value of the state a move led to: terminal, chance (Star1/Star2) or decision."""
         cdef int ranks[16]
         cdef int weights[16]
-        cdef int k, i, total = 0
-        cdef double p, left = 1.0, acc = 0.0, lo, hi, v
+        cdef double prob[16]
+        cdef double lower[16]
+        cdef double upper[16]
+        cdef bint inexact[16]     # the bound came from a search that met the horizon
+        cdef int k, i, j, total = 0
+        cdef double acc = 0.0, lo, hi, v, rest_lo, rest_hi, sum_lo = 0.0, sum_hi = 0.0
+        cdef bint saved_cut, any_inexact = False
         cdef PState d
         if ps_is_terminal(c):
             return self._loss0(c)
@@ -146,32 +158,156 @@ cdef class DeepSearch:
         for i in range(k):
             total += weights[i]
         for i in range(k):
-            p = weights[i] / <double>total
-            left -= p
-            # Star1: the outcome must lift the average above alpha even if every later
-            # outcome scores 1, and keep it below beta even if they all score 0.
-            lo = (alpha - acc - left) / p
-            hi = (beta - acc) / p
-            if lo < 0.0:
-                lo = 0.0
-            if hi > 1.0:
-                hi = 1.0
-            copy_state(&d, c)
-            apply_chance(&d, ranks[i])
-            if ps_is_terminal(&d):
-                v = self._loss0(&d)
+            prob[i] = weights[i] / <double>total
+            lower[i] = 0.0
+            upper[i] = 1.0
+            inexact[i] = False
+            sum_hi += prob[i]
+        if self.star2 and not self.plain and k > 1:
+            # Star2 probing: the table's bounds on each outcome (star2 == 1), or one move of
+            # each (star2 == 2, the table's best first), which bounds the outcome from the
+            # mover's side. Enough bounds decide the node before any outcome is searched.
+            for i in range(k):
+                copy_state(&d, c)
+                apply_chance(&d, ranks[i])
+                rest_lo = sum_lo - prob[i] * lower[i]
+                rest_hi = sum_hi - prob[i] * upper[i]
+                if ps_is_terminal(&d):
+                    v = self._loss0(&d)
+                    lower[i] = v
+                    upper[i] = v
+                else:
+                    lo = (alpha - rest_hi) / prob[i]
+                    hi = (beta - rest_lo) / prob[i]
+                    if lo < 0.0:
+                        lo = 0.0
+                    if hi > 1.0:
+                        hi = 1.0
+                    saved_cut = self.cut
+                    self.cut = False
+                    self._probe(&d, depth, lo, hi, ply, &lower[i], &upper[i])
+                    inexact[i] = self.cut
+                    any_inexact = any_inexact or self.cut
+                    self.cut = saved_cut
+                    if self.aborted:
+                        return 0.5
+                sum_lo = rest_lo + prob[i] * lower[i]
+                sum_hi = rest_hi + prob[i] * upper[i]
+                if sum_lo >= beta or sum_hi <= alpha:
+                    self.star2_cuts += 1
+                    if any_inexact:
+                        self.cut = True
+                    return sum_lo if sum_lo >= beta else sum_hi
+        # Star1 with the bounds: each outcome gets the window that still lets the average
+        # leave [alpha, beta] given what the later outcomes can score at most / at least.
+        # Only bounds free of the horizon narrow a window, so that an exact search stays
+        # exact; a cutoff that relied on an estimated bound marks the result as estimated.
+        rest_lo = sum_lo
+        rest_hi = sum_hi
+        for i in range(k):
+            rest_lo -= prob[i] * lower[i]
+            rest_hi -= prob[i] * upper[i]
+            if lower[i] == upper[i] and not inexact[i]:
+                v = lower[i]
             else:
-                v = self._ab(&d, depth, lo, hi, ply)
-            acc += p * v
+                lo = (alpha - acc - rest_hi) / prob[i]
+                hi = (beta - acc - rest_lo) / prob[i]
+                if not inexact[i]:
+                    if lo < lower[i]:
+                        lo = lower[i]
+                    if hi > upper[i]:
+                        hi = upper[i]
+                if lo < 0.0:
+                    lo = 0.0
+                if hi > 1.0:
+                    hi = 1.0
+                copy_state(&d, c)
+                apply_chance(&d, ranks[i])
+                if ps_is_terminal(&d):
+                    v = self._loss0(&d)
+                else:
+                    v = self._ab(&d, depth, lo, hi, ply)
+            acc += prob[i] * v
             if self.plain:
                 continue
-            if acc + left <= alpha:
+            if acc + rest_hi <= alpha or acc + rest_lo >= beta:
                 self.star_cuts += 1
-                return acc + left
-            if acc >= beta:
-                self.star_cuts += 1
-                return acc
+                for j in range(i + 1, k):
+                    if inexact[j]:
+                        self.cut = True
+                return acc + rest_hi if acc + rest_hi <= alpha else acc + rest_lo
         return acc
+
+    cdef void _probe(self, PState* s, int depth, double alpha, double beta, int ply,
+                     double* lower, double* upper) noexcept nogil:
+        """Star2 probe of a decision node: the table's bounds, or the value of its first
+        move (the table's best). A maximiser's move bounds the node from below, a
+        minimiser's from above; a fail-soft value on the wrong side of the window bounds
+        only the move, so it is dropped."""
+        cdef uint64_t words[MAX_WORDS]
+        cdef uint64_t h
+        cdef CMove moves[MAX_MOVES]
+        cdef CMove bestm
+        cdef PState c
+        cdef TTEntry* e
+        cdef int nm, j, i
+        cdef double v
+        cdef double store[MAXV]
+        pack_state(s, words)
+        h = hash_words(words, self.nw)
+        for i in range(ply):
+            if self.path[i] == h:
+                return          # a repetition: the full search scores it, no bound needed
+        if depth <= 0 or ply >= MAXPLY - 1:
+            return
+        bestm.kind = 255
+        e = tt_probe(&self.tt, h, words) if self.use_table else NULL
+        if e != NULL:
+            bestm = e.best
+            if e.depth >= depth and (e.depth == DEPTH_EXACT or self.evals > self.evals0):
+                # A bound from a search that met the horizon makes this node's value an
+                # estimate too. Such bounds are used only once this iteration has met the
+                # horizon itself (it cannot be exact any more), so that they never keep an
+                # iteration that could end exact from ending exact.
+                if e.bound == TT_EXACT or e.bound == TT_LOWER:
+                    if e.value[0] > lower[0]:
+                        lower[0] = e.value[0]
+                        if e.depth < DEPTH_EXACT:
+                            self.cut = True
+                if e.bound == TT_EXACT or e.bound == TT_UPPER:
+                    if e.value[0] < upper[0]:
+                        upper[0] = e.value[0]
+                        if e.depth < DEPTH_EXACT:
+                            self.cut = True
+                return
+        if self.star2 == 1:
+            return
+        self.nodes += 1
+        self.probes += 1
+        nm = gen_moves(s, moves)
+        j = 0
+        if bestm.kind != 255:
+            for i in range(nm):
+                if (moves[i].kind == bestm.kind and moves[i].rank == bestm.rank
+                        and moves[i].count == bestm.count):
+                    j = i
+                    break
+        self.path[ply] = h
+        copy_state(&c, s)
+        apply_move(&c, moves[j])
+        v = self._after_move(&c, depth - 1, alpha, beta, ply + 1)
+        if self.aborted:
+            return
+        if s.to_move == 1:
+            if v > alpha and v > lower[0]:
+                lower[0] = v
+            if nm == 1 and v < beta and v < upper[0]:
+                upper[0] = v
+        else:
+            if v < beta and v < upper[0]:
+                upper[0] = v
+            if nm == 1 and v > alpha and v > lower[0]:
+                lower[0] = v
 
     cdef double _ab(self, PState* s, int depth, double alpha, double beta,
                     int ply) noexcept nogil:
@@ -209,7 +345,7 @@ cdef class DeepSearch:
             horizon_eval(s, store)
             return store[0]
         bestm.kind = 255
-        e = NULL if self.plain else tt_probe(&self.tt, h, words)
+        e = NULL if self.plain or not self.use_table else tt_probe(&self.tt, h, words)
         if e != NULL:
             bestm = e.best
             if e.depth >= depth:
@@ -264,7 +400,7 @@ cdef class DeepSearch:
         self.minrep = saved_minrep if saved_minrep < here else here
         here_cut = self.cut
         self.cut = saved_cut or here_cut
-        if not self.aborted and here >= ply and not self.plain:
+        if not self.aborted and here >= ply and not self.plain and self.use_table:
             if best <= a0:
                 bound = TT_UPPER
             elif best >= b0:
@@ -339,7 +475,7 @@ cdef class DeepSearch:
             self.evals += 1
             horizon_eval(s, out)
             return
-        e = tt_probe(&self.tt, h, words)
+        e = NULL if self.plain or not self.use_table else tt_probe(&self.tt, h, words)
         if e != NULL and e.depth >= depth and n <= MAXV:
             if e.depth < DEPTH_EXACT:
                 self.cut = True
@@ -370,7 +506,7 @@ cdef class DeepSearch:
         self.minrep = saved_minrep if saved_minrep < here else here
         here_cut = self.cut
         self.cut = saved_cut or here_cut
-        if not self.aborted and here >= ply and n <= MAXV:
+        if not self.aborted and here >= ply and n <= MAXV and self.use_table and not self.plain:
             tt_store(&self.tt, h, words, out, n, depth if here_cut else DEPTH_EXACT,
                      TT_EXACT, bestm)
 

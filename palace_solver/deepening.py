@@ -4,7 +4,7 @@ Depth 1, 2, ... until the time budget runs out, a requested depth is reached, or
 iteration needs no horizon evaluation (then the values are exact and the method says so).
 The answer is the last completed iteration: per-move loss probabilities, the depth
 reached, nodes, nodes/s and the table's hit rate. The search itself is compiled
-(``ext/deepen.pxi``: alpha-beta with Star1 at chance nodes for two players, max-n beyond).
+(``ext/deepen.pxi``: alpha-beta with Ballard's Star1 and Star2 at chance nodes for two players, max-n beyond).
 """
 from __future__ import annotations
 
@@ -15,18 +15,26 @@ from .state import State
 
 MAX_DEPTH = 200
 
+#: Star2 probing at chance nodes, before any outcome is searched in full: off (Star1 only),
+#: the table's bounds on every outcome (the default: the fastest to a given depth on the
+#: bench suite), or Ballard's probe, which also searches one move of every outcome.
+STAR2_OFF, STAR2_TABLE, STAR2_SEARCH = 0, 1, 2
+
 
 def search_deepening(state: State, *, time_budget: float | None = None,
-                     depth: int | None = None, hash_mb: int = 256, progress=None) -> Analysis:
+                     depth: int | None = None, hash_mb: int = 256, progress=None,
+                     star2: int = STAR2_TABLE) -> Analysis:
     """Best moves and loss probabilities to the depth the budget allows.
 
     With neither ``time_budget`` nor ``depth``, deepens until the values are exact.
+    ``star2`` picks the chance-node probing (see the module docstring).
     """
     from .engine import _module
 
     eng = _module()
     t0 = time.perf_counter()
     search = eng.DeepSearch(eng.CState.from_state(state), float(hash_mb))
+    search.star2 = star2
     last, reached, complete = None, 0, False
     limit = depth if depth is not None else MAX_DEPTH
     d = 1
@@ -58,6 +66,7 @@ def search_deepening(state: State, *, time_budget: float | None = None,
              "nodes_per_second": round(search.nodes / secs) if secs > 0 else None,
              "depth": reached, "complete": complete, "horizon_evals": search.evals,
              "repetitions": search.reps, "star1_cutoffs": search.star_cuts,
+             "star2_cutoffs": search.star2_cuts, "star2_probes": search.probes,
              "alpha_beta_cutoffs": search.ab_cuts,
              "tt_hit_rate": round(tt["hits"] / tt["probes"], 4) if tt["probes"] else 0.0,
              "tt_mb": round(tt["mb"], 1), "engine": "cython"}
