@@ -54,7 +54,7 @@ def bench(suite, budgets, exact_budget, plain_seconds, hash_mb, limit, quick, as
         return
     head = (f"{'position':<14} {'exact s':>9} {'nodes':>11} {'MB':>7} "
             + " ".join(f"{'d@' + format(b, 'g') + 's':>7}" for b in budgets)
-            + f" {'knodes/s':>9} {'TT hit':>7} {'plain d':>7} {'ratio':>8}")
+            + f" {'knodes/s':>9} {'TT hit':>7} {'plain d':>7} {'ratio':>8} {'star1':>8}")
     click.echo(head)
     for r in rows:
         ex = r["exact"]
@@ -65,12 +65,14 @@ def bench(suite, budgets, exact_budget, plain_seconds, hash_mb, limit, quick, as
         click.echo(f"{r['name']:<14} {(format(ex['seconds'], '.3f') if ex['solved'] else '>' + format(exact_budget, 'g')):>9} "
                    f"{ex['nodes']:>11,} {ex['memory_mb']:>7.1f} {cells} "
                    f"{(last['nodes_per_second'] or 0) / 1000:>9.0f} {last['tt_hit_rate']:>7.2f} "
-                   f"{pl.get('depth', '-'):>7} {str(pl.get('ratio', '-')):>8}")
+                   f"{pl.get('depth', '-'):>7} {str(pl.get('ratio', '-')):>8} "
+                   f"{str(pl.get('star1_ratio', '-')):>8}")
     click.echo("")
     for k, v in summ.items():
         click.echo(f"{k}: {v}")
     click.echo("(d@Ns: depth reached by iterative deepening in N seconds, '=' when exact; "
-               "ratio: plain expectiminimax time / our search time at the plain depth)")
+               "ratio: plain expectiminimax time / our search time at the plain depth; star1: the "
+               "same with Star1 only, no Star2 probing)")
 
 
 COMMANDS = [bench]

@@ -13,7 +13,7 @@ import resource
 import time
 from importlib import resources
 
-from .deepening import search_deepening
+from .deepening import STAR2_OFF, STAR2_TABLE, search_deepening
 from .position import Position
 
 
@@ -52,7 +52,7 @@ def exact_time(state, seconds: float, max_nodes: int = 60_000_000) -> dict:
 
 def plain_vs_search(state, seconds: float = 2.0, hash_mb: int = 64) -> dict:
     """Deepest depth the plain expectiminimax finishes within ``seconds``; our search at the
-    same depth; the ratio of their times (and of their node counts)."""
+    same depth, with Star2 (the default) and with Star1 only; the ratios of their times."""
     from .engine import _module
 
     eng = _module()
@@ -71,14 +71,19 @@ def plain_vs_search(state, seconds: float = 2.0, hash_mb: int = 64) -> dict:
             break
     if depth == 0:
         return {"depth": 0}
-    s = eng.DeepSearch(root, float(hash_mb))
-    t0 = time.perf_counter()
-    for d in range(1, depth + 1):      # iterative deepening, as in real use
-        s.iterate(d, 0.0)
-    ours_t = time.perf_counter() - t0
-    return {"depth": depth, "plain_seconds": round(plain_t, 4), "plain_nodes": plain_nodes,
-            "search_seconds": round(ours_t, 4), "search_nodes": s.nodes,
-            "ratio": round(plain_t / ours_t, 1) if ours_t > 0 else None}
+    out = {"depth": depth, "plain_seconds": round(plain_t, 4), "plain_nodes": plain_nodes}
+    for star2, tag in ((STAR2_TABLE, "search"), (STAR2_OFF, "star1")):
+        s = eng.DeepSearch(root, float(hash_mb))
+        s.star2 = star2
+        t0 = time.perf_counter()
+        for d in range(1, depth + 1):      # iterative deepening, as in real use
+            s.iterate(d, 0.0)
+        t = time.perf_counter() - t0
+        out[f"{tag}_seconds"] = round(t, 4)
+        out[f"{tag}_nodes"] = s.nodes
+        out["ratio" if tag == "search" else "star1_ratio"] = (
+            round(plain_t / t, 1) if t > 0 else None)
+    return out
 
 
 def bench_position(pos: Position, budgets=(1.0, 10.0), exact_budget: float = 60.0,
