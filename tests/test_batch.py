@@ -204,7 +204,7 @@ from click.testing import CliRunner
 
 from palace_solver.cli.main import cli
 
-PLAY = ["play", "--games", "800", "--per-task", "5", "--bots", "greedy,random", "--json"]
+PLAY = ["play", "--games", "480", "--per-task", "4", "--bots", "greedy,random", "--json"]
 
 
 def _palace(*args, **kw):
@@ -216,7 +216,7 @@ def test_play_series_killed_and_resumed_equals_uninterrupted(tmp_path):
     ref_file = tmp_path / "ref.jsonl"
     ref = _palace(*PLAY, "--output", str(ref_file), "--no-progress")
     assert ref.returncode == 0, ref.stderr
-    total = 1 + 800 // 5
+    total = 1 + 480 // 4
     assert len(ref_file.read_bytes().splitlines()) == total
 
     out = tmp_path / "killed.jsonl"
