@@ -26,6 +26,14 @@ while a batch of millions of tasks never sits in the object store at once. On th
 machine rows beyond 2 workers only show the cost of oversubscription; on a cluster the
 games/s of one worker times the worker count is the expectation, as long as the task length
 stays above the bound above (raise ``--per-task`` for very large clusters).
+
+Reading the rows on a shared machine. Linux's autogroup scheduler (on by default on
+desktops and on this machine) shares the CPU between *sessions* before processes: local
+worker processes sit in the benchmark's session and share its one slice, whereas Ray starts
+its workers in sessions of their own, each with a slice. With other jobs running, Ray rows
+therefore get more of the machine than local rows, and rows beyond the core count still
+"gain"; on an idle machine both sides are bounded by the cores. The load average is printed
+for that reason.
 """
 from __future__ import annotations
 
