@@ -117,28 +117,28 @@ def _load(path: str, header: dict, keys: set) -> dict:
     except FileNotFoundError:
         data = b""
     except OSError as e:
-        raise BatchError(f"cannot read {path}: {e.strerror}") from None
-    if not data.startswith(head):
-        first = data.split(b"\n", 1)[0]
-        if head.startswith(data):  # empty, or killed while writing the header
-            try:
-                _write_atomic(path, [head])
-            except OSError as e:
-                raise BatchError(f"cannot write {path}: {e.strerror}") from None
-            return {}
+        raise BatchError(f"cannot read {path}: {e.strerror or e}") from None
+    if head.startswith(data):  # absent, empty, or killed while writing the header
         try:
-            old = json.loads(first)
-        except ValueError:
-            old = None
-        if not isinstance(old, dict) or "palace_batch" not in old:
-            raise BatchError(f"{path} exists and is not a batch output file; "
-                             f"give another --output or delete it")
+            _write_atomic(path, [head])
+        except OSError as e:
+            raise BatchError(f"cannot write {path}: {e.strerror or e}") from None
+        return {}
+    first, nl, _ = data.partition(b"\n")
+    try:
+        old = json.loads(first) if nl else None
+    except ValueError:
+        old = None
+    if not isinstance(old, dict) or "palace_batch" not in old:
+        raise BatchError(f"{path} exists and is not a batch output file; "
+                         f"give another --output or delete it")
+    if old.get("palace_batch") != FORMAT or old.get("fingerprint") != header["fingerprint"]:
+        # only the fingerprint decides: the label is cosmetic and may change
         raise BatchError(f"{path} was written by another batch (fingerprint "
                          f"{str(old.get('fingerprint'))[:12]}, this one "
                          f"{header['fingerprint'][:12]}); give another --output or delete it")
     done: dict = {}
-    pos = len(head)
-    good = pos
+    pos = good = len(first) + 1
     lines = data[pos:].split(b"\n")
     for i, line in enumerate(lines):
         last = i == len(lines) - 1

@@ -355,3 +355,12 @@ def test_batch_options_have_help():
     from palace_solver.cli.swap_cmd import swap
     for cmd in (analyze, play, swap):
         assert all(p.help for p in cmd.params if p.param_type_name == "option"), cmd.name
+
+
+def test_same_batch_with_another_label_resumes(tmp_path):
+    f = tmp_path / "o.jsonl"
+    expected = run_batch(draw, _tasks(5), output=f, label="old label")
+    lines = f.read_bytes().splitlines(keepends=True)
+    f.write_bytes(b"".join(lines[:3]))
+    assert run_batch(draw, _tasks(5), output=f, label="new label") == expected
+    assert json.loads(f.read_text().splitlines()[0])["label"] == "new label"
