@@ -204,12 +204,16 @@ from click.testing import CliRunner
 
 from palace_solver.cli.main import cli
 
+#: The installed command, run away from the checkout: ``python -m`` from the repository root
+#: would import the source tree, where ``cli/`` is not yet ``palace_solver.cli``.
+PALACE = str(Path(sys.executable).with_name("palace"))
+
 PLAY = ["play", "--games", "480", "--per-task", "4", "--bots", "greedy,random", "--json"]
 
 
 def _palace(*args, **kw):
-    return subprocess.run([sys.executable, "-m", "palace_solver.cli.main", *args],
-                          capture_output=True, text=True, timeout=120, **kw)
+    kw.setdefault("cwd", "/")
+    return subprocess.run([PALACE, *args], capture_output=True, text=True, timeout=120, **kw)
 
 
 def test_play_series_killed_and_resumed_equals_uninterrupted(tmp_path):
@@ -220,8 +224,8 @@ def test_play_series_killed_and_resumed_equals_uninterrupted(tmp_path):
     assert len(ref_file.read_bytes().splitlines()) == total
 
     out = tmp_path / "killed.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "palace_solver.cli.main", *PLAY,
-                             "--output", str(out), "--jobs", "2", "--no-progress"],
+    proc = subprocess.Popen([PALACE, *PLAY, "--output", str(out), "--jobs", "2",
+                             "--no-progress"], cwd="/",
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)  # its own group: the workers die too
     deadline = time.monotonic() + 60

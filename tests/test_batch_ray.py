@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from test_batch import OPTS, _archive, _steady
+from test_batch import OPTS, PALACE, _archive, _steady
 
 RAY_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "token",
            "RAY_USAGE_STATS_ENABLED": "0"}
@@ -84,8 +84,8 @@ def cluster():
 
 
 def _palace(env, *args):
-    r = subprocess.run([sys.executable, "-m", "palace_solver.cli.main", *args], env=env,
-                       capture_output=True, text=True, timeout=180)
+    r = subprocess.run([PALACE, *args], env=env, cwd="/", capture_output=True, text=True,
+                       timeout=180)
     assert r.returncode == 0, r.stderr[-3000:]
     return r
 
@@ -126,8 +126,8 @@ def test_tasks_run_in_ray_workers(cluster, tmp_path):
         "    return {'pid': os.getpid(), 'worker': ray.get_runtime_context().get_worker_id()}\n"
         "res = run_batch(whoami, [{'id': i} for i in range(6)], ray=sys.argv[1])\n"
         "print(json.dumps({'me': os.getpid(), 'pids': sorted({r['pid'] for r in res})}))\n")
-    r = subprocess.run([sys.executable, str(script), address], env=env, capture_output=True,
-                       text=True, timeout=120)
+    r = subprocess.run([sys.executable, str(script), address], env=env, cwd="/",
+                       capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-3000:]
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["pids"] and out["me"] not in out["pids"]
@@ -168,18 +168,16 @@ def test_swap_table_and_analyze_batch_same_on_ray(cluster, tmp_path):
 def test_unreachable_address_is_a_one_line_error(tmp_path):
     env = dict(os.environ, **RAY_ENV, RAY_AUTH_TOKEN=secrets.token_hex(16))
     # a bad address form fails at once (an unused port would be retried for a minute)
-    r = subprocess.run([sys.executable, "-m", "palace_solver.cli.main", "play", "--games",
-                        "30", "--ray", "no-port-here"], env=env, capture_output=True,
-                       text=True, timeout=120)
+    r = subprocess.run([PALACE, "play", "--games", "30", "--ray", "no-port-here"], env=env,
+                       cwd="/", capture_output=True, text=True, timeout=120)
     assert r.returncode == 2
     last = r.stderr.strip().splitlines()[-1]
     assert last.startswith("palace: cannot connect to Ray at 'no-port-here'"), r.stderr
     # a port nobody listens on: refused at once (Ray itself would wait without end)
     address = f"127.0.0.1:{_free_port()}"
     t = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "palace_solver.cli.main", "swap-table",
-                        "--games", "10", "--ray", address], env=env, capture_output=True,
-                       text=True, timeout=120)
+    r = subprocess.run([PALACE, "swap-table", "--games", "10", "--ray", address], env=env,
+                       cwd="/", capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and time.monotonic() - t < 30
     assert r.stderr == f"palace: cannot connect to Ray at {address!r}: nothing accepts " \
                        f"connections there (is the cluster started?)\n"
