@@ -18,6 +18,7 @@
 
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from libc.math cimport exp
+from libc.string cimport memset
 
 cdef enum:
     MAXPLY = 512
@@ -71,6 +72,8 @@ cdef class DeepSearch:
     cdef public uint64_t nodes, evals, reps, star_cuts, star2_cuts, probes, ab_cuts
     cdef public int star2      # Star2 probing at chance nodes (on by default)
     cdef public bint use_table  # off: pruning without the table (tests compare with plain)
+    cdef public bint history    # order moves after the table's by their past cutoffs
+    cdef uint32_t hist[2][3][16][9]
     cdef int minrep
     cdef bint cut, aborted
     cdef double deadline
@@ -83,6 +86,8 @@ cdef class DeepSearch:
         self.nw = pack_nwords(&root.s)
         self.star2 = 1          # STAR2_TABLE of deepening.py
         self.use_table = True
+        self.history = True
+        memset(&self.hist[0][0][0][0], 0, sizeof(self.hist))
         self.tt_ok = tt_init(&self.tt, hash_mb, self.nw) == 0
         if not self.tt_ok:
             raise MemoryError(f"cannot allocate a {hash_mb} MB table")
@@ -309,6 +314,26 @@ cdef class DeepSearch:
             if nm == 1 and v > alpha and v > lower[0]:
                 lower[0] = v
 
+    cdef inline uint32_t _hscore(self, CMove m, int mover) noexcept nogil:
+        if m.count >= 9:
+            return 0
+        return self.hist[mover & 1][m.kind][m.rank][m.count]
+
+    cdef void _order(self, CMove* moves, int nm, int mover) noexcept nogil:
+        """Stable insertion sort by history score, highest first (ties keep the
+        generator's order, so the search stays deterministic)."""
+        cdef int i, j
+        cdef CMove m
+        cdef uint32_t sc
+        for i in range(1, nm):
+            m = moves[i]
+            sc = self._hscore(m, mover)
+            j = i
+            while j > 0 and self._hscore(moves[j - 1], mover) < sc:
+                moves[j] = moves[j - 1]
+                j -= 1
+            moves[j] = m
+
     cdef double _ab(self, PState* s, int depth, double alpha, double beta,
                     int ply) noexcept nogil:
         cdef uint64_t words[MAX_WORDS]
@@ -360,13 +385,16 @@ cdef class DeepSearch:
                 if alpha >= beta:
                     return e.value[0]
         nm = gen_moves(s, moves)
+        if self.history and not self.plain and nm > 1:
+            self._order(moves, nm, mover)
         if bestm.kind != 255:
             for j in range(nm):
                 if (moves[j].kind == bestm.kind and moves[j].rank == bestm.rank
                         and moves[j].count == bestm.count):
-                    tmp = moves[0]
-                    moves[0] = moves[j]
-                    moves[j] = tmp
+                    tmp = moves[j]
+                    for i in range(j, 0, -1):
+                        moves[i] = moves[i - 1]
+                    moves[0] = tmp
                     break
         self.path[ply] = h
         saved_minrep = self.minrep
@@ -395,6 +423,9 @@ cdef class DeepSearch:
                     alpha = v
             if alpha >= beta and not self.plain:
                 self.ab_cuts += 1
+                if self.history and moves[j].count < 9:
+                    self.hist[mover & 1][moves[j].kind][moves[j].rank][moves[j].count] += (
+                        <uint32_t>(depth * depth))
                 break
         here = self.minrep
         self.minrep = saved_minrep if saved_minrep < here else here
