@@ -1,0 +1,271 @@
+"""Bots driven by the analysis methods, for tournaments (benchmarks/tournament.py).
+
+A method bot sees only what its seat sees at the table (see :class:`HandTracker`): its own
+hand, every face-up card, the pile, the burned cards, the public counts, and the hand cards
+of the others that are publicly known (taken from the pile, or swapped in from the face-up
+cards at the deal) until they are played.
+
+``det`` (:class:`DetBot`): determinization over the compiled engine. Each decision deals
+the unknown hand cards of the others ``samples`` times (uniformly from the cards the seat
+has not seen, as :mod:`palace_solver.sampler` does), values every legal move in each deal
+with the compiled iterative-deepening search (``DeepSearch``: alpha-beta, Star pruning
+at the face-down flips and draws, the fitted horizon evaluation at the cut-off) within
+``deal_nodes`` nodes, and plays the move with the lowest mean loss. When no hand card is
+hidden and the draw pile is empty the position is in exact mode (only face-down cards are
+unknown, to everybody): one deal, ``exact_mode_nodes`` nodes. A search whose last
+iteration needed no horizon evaluation has exact values. Identical deals are solved once
+per decision. Budgets are node counts, not seconds, so a game is reproducible on any
+machine.
+
+Ties between moves (within ``TIE``) go to the ``greedy`` bot's choice, so where the search
+sees no difference the bot keeps its specials as ``greedy`` does. Forced moves are played
+without search, face-up layouts are ``greedy``'s, and while the draw pile holds more than
+``draw_limit`` cards the bot plays ``greedy`` (None: search always). Why: the horizon
+evaluation is fitted on positions without a draw pile; with one, measured against
+``greedy`` over full deals, the depth-limited search lost (scores 0.41-0.46), and deeper
+was worse.
+
+``ismcts`` (:class:`IsmctsBot`): SO-ISMCTS (:mod:`palace_solver.ismcts`, greedy playouts)
+on the same view, ``iterations`` per decision, with the same ``draw_limit`` rule (with the
+draw pile in play it lost to ``greedy`` too: 0.30 over 10 full deals at 50 iterations).
+
+Every bot has ``name``, ``choose(state, rng)`` and a ``stats`` dict (decisions searched,
+determinizations or iterations, seconds) for the determinizations/s report.
+"""
+from __future__ import annotations
+
+import random
+import time
+
+from .bots import GreedyBot
+from .cards import NRANK, RANKS
+from .position import Position
+from .state import PLAY_PHASE, State
+
+__all__ = ["DetBot", "HandTracker", "IsmctsBot", "METHOD_BOTS", "determinize", "view_position"]
+
+#: Loss differences below this count as ties (broken by the greedy bot's choice).
+TIE = 1e-9
+
+
+class HandTracker:
+    """Publicly known hand cards of each player, counts per rank (a lower bound of the hand).
+
+    Feed it every event of a game: :meth:`before` just before applying an event,
+    :meth:`after` just after. Cards that enter a hand by a deal or a refill draw are seen
+    by their owner only; every other card that enters a hand (a pickup of the pile, a
+    failed flip, a face-up card swapped in at the layout) is public. Playing ``k`` cards of
+    rank ``r`` from the hand lowers the known count of ``r`` by ``k``, never below zero
+    (the played cards may have been unknown ones; suits do not matter).
+    """
+
+    def __init__(self, n: int):
+        self.known = [[0] * NRANK for _ in range(n)]
+        self._hands = None
+        self._private = False
+
+    def before(self, state: State) -> None:
+        self._hands = [h[:] for h in state.hands]
+        self._private = state.is_chance() and state.pending is not None \
+            and state.pending[0] in ("deal", "draw")
+
+    def after(self, state: State) -> None:
+        for p, (old, new, kn) in enumerate(zip(self._hands, state.hands, self.known)):
+            for r in RANKS:
+                d = new[r] - old[r]
+                if d > 0 and not self._private:
+                    kn[r] += d
+                elif d < 0 and kn[r]:
+                    kn[r] = max(0, kn[r] + d)
+        self._hands = None
+
+    def apply(self, state: State, event) -> None:
+        """``state.apply(event)`` with the bookkeeping around it."""
+        self.before(state)
+        state.apply(event)
+        self.after(state)
+
+    def clone(self) -> "HandTracker":
+        t = HandTracker(len(self.known))
+        t.known = [k[:] for k in self.known]
+        return t
+
+
+def view_position(state: State, me: int, tracker: HandTracker | None) -> Position:
+    """The position as seat ``me`` sees it (other hands: the publicly known cards only)."""
+    pos = Position.from_state(state, perspective=me)
+    for q, p in enumerate(pos.players):
+        if q != me:
+            p.hand_known = [] if tracker is None else \
+                [r for r in RANKS for _ in range(tracker.known[q][r])]
+    return pos
+
+
+def determinize(state: State, me: int, known, rng: random.Random) -> State:
+    """A copy of ``state`` where every other seat's unknown hand cards are redealt from the
+    cards ``me`` has not seen (the pool of face-down and draw-pile cards plus those hand
+    cards), uniformly; the rest goes back to the pool. ``known[q]``: counts known of q's
+    hand (None: nothing known)."""
+    s = state.clone()
+    unseen = s.pool[:]
+    slots = []
+    for q in range(s.n):
+        if q == me:
+            continue
+        kn = known[q] if known is not None else [0] * NRANK
+        hand = s.hands[q]
+        k = 0
+        for r in RANKS:
+            u = hand[r] - kn[r]
+            unseen[r] += u
+            k += u
+            hand[r] = kn[r]
+        slots.append((q, k))
+    cards = [r for r in RANKS for _ in range(unseen[r])]
+    rng.shuffle(cards)
+    i = 0
+    for q, k in slots:
+        for r in cards[i:i + k]:
+            s.hands[q][r] += 1
+            unseen[r] -= 1
+        i += k
+    s.pool = unseen
+    return s
+
+
+def _hidden_hand_cards(state: State, me: int, known) -> int:
+    return sum(sum(state.hands[q]) - (sum(known[q]) if known is not None else 0)
+               for q in range(state.n) if q != me)
+
+
+def _greedy_pick(state: State, moves_vals, mover: int, rng):
+    """The best move; ties within TIE go to greedy's choice, else legal order."""
+    best = min(v[mover] for _, v in moves_vals)
+    tied = [m for m, v in moves_vals if v[mover] <= best + TIE]
+    if len(tied) == 1:
+        return tied[0]
+    g = GreedyBot().choose(state, rng)
+    return g if g in tied else tied[0]
+
+
+class _Base:
+    name = "method"
+
+    def __init__(self, seed: int = 0, draw_limit: int | None = 0):
+        self.seed = seed
+        self.draw_limit = draw_limit
+        self.tracker: HandTracker | None = None
+        self.stats = {"decisions": 0, "searched": 0, "samples": 0, "seconds": 0.0}
+
+    def _trivial(self, state: State, rng):
+        """The move when no search is needed: forced, a layout, or the draw pile still
+        above ``draw_limit`` (greedy's choice); else None."""
+        moves = state.legal_moves()
+        self.stats["decisions"] += 1
+        if len(moves) == 1:
+            return moves[0]
+        if state.phase != PLAY_PHASE or (self.draw_limit is not None
+                                         and state.draw_pile > self.draw_limit):
+            return GreedyBot().choose(state, rng)
+        return None
+
+
+class DetBot(_Base):
+    """Determinization over the compiled deepening search (module doc)."""
+
+    name = "det"
+
+    def __init__(self, seed: int = 0, samples: int = 8, deal_nodes: int = 10_000,
+                 exact_mode_nodes: int = 30_000, draw_nodes: int = 2000,
+                 draw_limit: int | None = 0, hash_mb: float = 2.0):
+        super().__init__(seed, draw_limit)
+        self.samples, self.deal_nodes, self.exact_mode_nodes = samples, deal_nodes, exact_mode_nodes
+        self.draw_nodes, self.hash_mb = draw_nodes, hash_mb
+        self.stats.update(solves=0, nodes=0)
+        from .engine import compiled
+        self._eng = compiled()
+
+    def _solve(self, det: State, budget: int):
+        """[(move, loss vector)] of one deal in legal-move order, and whether exact.
+
+        Deepens 1, 2, ... plies while the next iteration is predicted to fit in ``budget``
+        nodes (node counts, not time, so a game is the same on any machine); stops early
+        when an iteration needed no horizon evaluation (its values are exact)."""
+        search = self._eng.DeepSearch(self._eng.CState.from_state(det), self.hash_mb)
+        last, prev, exact = None, 0, False
+        for d in range(1, 200):
+            before = search.nodes
+            exact, last = search.iterate(d, 0.0)
+            used = search.nodes - before
+            if exact:
+                break
+            # the next iteration costs about this one times the last growth (at least 2)
+            growth = max(2.0, used / prev) if prev else 4.0
+            if search.nodes + used * growth > budget:
+                break
+            prev = used
+        self.stats["nodes"] += search.nodes
+        return last, exact
+
+    def choose(self, state: State, rng: random.Random):
+        m = self._trivial(state, rng)
+        if m is not None:
+            return m
+        t0 = time.perf_counter()
+        me = state.to_move
+        known = self.tracker.known if self.tracker is not None else None
+        drng = random.Random(f"det-{self.seed}-{self.stats['decisions']}")
+        hidden = _hidden_hand_cards(state, me, known)
+        if hidden == 0:
+            k, budget = 1, (self.exact_mode_nodes if state.draw_pile == 0 else self.draw_nodes)
+        else:
+            k, budget = self.samples, (self.deal_nodes if state.draw_pile == 0
+                                       else self.draw_nodes)
+        sums: dict = {}
+        order: list = []
+        solved: dict = {}
+        for _ in range(k):
+            det = determinize(state, me, known, drng)
+            key = det.key()
+            vals = solved.get(key)
+            if vals is None:
+                vals = solved[key] = self._solve(det, budget)[0]
+            for mv, v in vals:
+                if mv not in sums:
+                    sums[mv] = [0.0] * state.n
+                    order.append(mv)
+                acc = sums[mv]
+                for i in range(state.n):
+                    acc[i] += v[i]
+        self.stats["searched"] += 1
+        self.stats["samples"] += k
+        self.stats["solves"] += len(solved)
+        self.stats["seconds"] += time.perf_counter() - t0
+        return _greedy_pick(state, [(mv, sums[mv]) for mv in order], me, rng)
+
+
+class IsmctsBot(_Base):
+    """SO-ISMCTS on the seat's view, ``iterations`` per decision."""
+
+    name = "ismcts"
+
+    def __init__(self, seed: int = 0, iterations: int = 200, draw_limit: int | None = 0):
+        super().__init__(seed, draw_limit)
+        self.iterations = iterations
+
+    def choose(self, state: State, rng: random.Random):
+        m = self._trivial(state, rng)
+        if m is not None:
+            return m
+        from .ismcts import analyze_ismcts
+        t0 = time.perf_counter()
+        pos = view_position(state, state.to_move, self.tracker).validate()
+        a = analyze_ismcts(pos, iterations=self.iterations,
+                           seed=self.seed * 1_000_003 + self.stats["decisions"])
+        self.stats["searched"] += 1
+        self.stats["samples"] += a.samples
+        self.stats["seconds"] += time.perf_counter() - t0
+        return a.best_move
+
+
+METHOD_BOTS = {"det": DetBot, "ismcts": IsmctsBot}
