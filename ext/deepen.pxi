@@ -24,6 +24,7 @@ cdef enum:
     MAXPLY = 512
     DEPTH_EXACT = 30000      # table depth of a value whose subtree met no horizon
 
+cdef double PVS_EPS = 1e-9      # width of the minimal window of principal variation search
 cdef double EVAL_SCALE = 0.35    # see horizon_eval; fitted by benchmarks/calibrate_eval.py
 cdef double EVAL_TEMPO = 0.0
 cdef double EVAL_BLIND = 1.5
@@ -73,6 +74,7 @@ cdef class DeepSearch:
     cdef public int star2      # Star2 probing at chance nodes (on by default)
     cdef public bint use_table  # off: pruning without the table (tests compare with plain)
     cdef public bint history    # order moves after the table's by their past cutoffs
+    cdef public bint pvs        # principal variation search (minimal windows after the first move)
     cdef uint32_t hist[2][3][16][9]
     cdef int minrep
     cdef bint cut, aborted
@@ -87,6 +89,7 @@ cdef class DeepSearch:
         self.star2 = 1          # STAR2_TABLE of deepening.py
         self.use_table = True
         self.history = True
+        self.pvs = True
         memset(&self.hist[0][0][0][0], 0, sizeof(self.hist))
         self.tt_ok = tt_init(&self.tt, hash_mb, self.nw) == 0
         if not self.tt_ok:
@@ -406,7 +409,19 @@ cdef class DeepSearch:
         for j in range(nm):
             copy_state(&c, s)
             apply_move(&c, moves[j])
-            v = self._after_move(&c, depth - 1, alpha, beta, ply + 1)
+            if j == 0 or not self.pvs or self.plain or beta - alpha <= 2 * PVS_EPS:
+                v = self._after_move(&c, depth - 1, alpha, beta, ply + 1)
+            elif mover == 0:
+                # Principal variation search: a later move only has to show that it does
+                # not beat the best so far, which a minimal window (and Star1 inside it)
+                # decides cheaply; only a move that does beat it is searched again in full.
+                v = self._after_move(&c, depth - 1, beta - PVS_EPS, beta, ply + 1)
+                if v <= beta - PVS_EPS and not self.aborted:
+                    v = self._after_move(&c, depth - 1, alpha, beta, ply + 1)
+            else:
+                v = self._after_move(&c, depth - 1, alpha, alpha + PVS_EPS, ply + 1)
+                if v >= alpha + PVS_EPS and not self.aborted:
+                    v = self._after_move(&c, depth - 1, alpha, beta, ply + 1)
             if self.aborted:
                 break
             if mover == 0:
