@@ -303,7 +303,8 @@ def speeds(results) -> dict:
     for r in results:
         for name, st in r["stats"].items():
             acc = out.setdefault(name, {"decisions": 0, "searched": 0, "samples": 0,
-                                        "solves": 0, "nodes": 0, "seconds": 0.0})
+                                        "solves": 0, "nodes": 0, "safety_stops": 0,
+                                        "seconds": 0.0})
             for k in acc:
                 acc[k] += st.get(k, 0)
     return out
@@ -313,19 +314,31 @@ UNITS = {"det": "determinizations", "ismcts": "iterations (one determinization e
          "os_ismcts": "simulations (one resampled world each)"}
 
 
-def report(args, budget, rows, speed, wall: float, argv) -> str:
-    """The results as markdown: command, commit, budgets, the table, the speeds."""
+def git_commit() -> str:
+    """The checkout's commit, marked when the code that plays differs from it."""
+    here = Path(__file__).parent
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, cwd=Path(__file__).parent).stdout.strip()
+                                text=True, cwd=here).stdout.strip()
         dirty = subprocess.run(["git", "status", "--porcelain", "--", "benchmarks",
                                 "palace_solver", "ext"], capture_output=True, text=True,
-                               cwd=Path(__file__).parent).stdout.strip()
+                               cwd=here).stdout.strip()
     except OSError:
-        commit, dirty = "unknown", ""
+        return "unknown"
+    import hashlib
+
+    import palace_solver._engine as eng
+    # The extension is rebuilt in place by whoever works on ext/: name the build loaded.
+    build = hashlib.sha256(Path(eng.__file__).read_bytes()).hexdigest()[:12]
+    return (commit + (" (with uncommitted changes)" if dirty else "")
+            + f", compiled engine build sha256 {build}")
+
+
+def report(args, budget, rows, speed, wall: float, argv, commit: str = "") -> str:
+    """The results as markdown: command, commit, budgets, the table, the speeds."""
     alpha = 0.05 / max(1, len(rows))
     lines = [f"command: `python benchmarks/tournament.py {' '.join(argv)}`",
-             f"commit: {commit}{' (with uncommitted changes)' if dirty else ''}",
+             f"commit at start: {commit or git_commit()}",
              f"budgets: {json.dumps(budget, sort_keys=True)}",
              f"wall time: {wall:.0f} s, jobs {args.jobs}", "",
              "| A | B | starts | games | A score | 95% CI (paired) | p | verdict | "
@@ -355,7 +368,8 @@ def report(args, budget, rows, speed, wall: float, argv) -> str:
         d = speed["det"]
         lines.append("")
         lines.append(f"det: {d['solves']} distinct deals solved, {d['nodes']} search nodes "
-                     f"({d['nodes'] / d['seconds']:.0f} nodes/s over its search time).")
+                     f"({d['nodes'] / d['seconds']:.0f} nodes/s over its search time), "
+                     f"{d['safety_stops']} searches cut by the safety time limit.")
     return "\n".join(lines)
 
 
@@ -445,6 +459,7 @@ def main(argv=None):
               "ismcts_iterations": args.ismcts_iterations, "draw_limit": args.draw_limit,
               "os_sims": args.os_sims, "os_uct": args.os_uct}
     tasks = make_tasks(pairings, kinds, args.starts, args.seed, args.late_cards, budget)
+    commit = git_commit()
     t0 = time.perf_counter()
     if args.summary_only:
         tasks, results = finished_games(tasks, args.output)
@@ -452,7 +467,7 @@ def main(argv=None):
         results = run_batch(play_one, tasks, jobs=args.jobs, ray=args.ray,
                             output=args.output, progress=args.progress, label="games")
     text = report(args, budget, summarize(tasks, results), speeds(results),
-                  time.perf_counter() - t0, argv)
+                  time.perf_counter() - t0, argv, commit)
     print(text)
     if args.report:
         Path(args.report).write_text(text + "\n")

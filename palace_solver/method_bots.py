@@ -177,11 +177,12 @@ class DetBot(_Base):
 
     def __init__(self, seed: int = 0, samples: int = 8, deal_nodes: int = 10_000,
                  exact_mode_nodes: int = 30_000, draw_nodes: int = 2000,
-                 draw_limit: int | None = 0, hash_mb: float = 2.0):
+                 draw_limit: int | None = 0, hash_mb: float = 2.0,
+                 safety_seconds: float = 1.0):
         super().__init__(seed, draw_limit)
         self.samples, self.deal_nodes, self.exact_mode_nodes = samples, deal_nodes, exact_mode_nodes
-        self.draw_nodes, self.hash_mb = draw_nodes, hash_mb
-        self.stats.update(solves=0, nodes=0)
+        self.draw_nodes, self.hash_mb, self.safety_seconds = draw_nodes, hash_mb, safety_seconds
+        self.stats.update(solves=0, nodes=0, safety_stops=0)
         from .engine import compiled
         self._eng = compiled()
 
@@ -190,12 +191,24 @@ class DetBot(_Base):
 
         Deepens 1, 2, ... plies while the next iteration is predicted to fit in ``budget``
         nodes (node counts, not time, so a game is the same on any machine); stops early
-        when an iteration needed no horizon evaluation (its values are exact)."""
+        when an iteration needed no horizon evaluation (its values are exact). The
+        prediction can miss: after cheap iterations along a forced line the tree may
+        suddenly branch (one such iteration ran for minutes). ``safety_seconds`` bounds
+        the whole search; an iteration cut by it is dropped (the previous one answers)
+        and counted in ``stats["safety_stops"]``, the only place where time, and so the
+        machine, can change a game."""
         search = self._eng.DeepSearch(self._eng.CState.from_state(det), self.hash_mb)
+        deadline = time.perf_counter() + self.safety_seconds
         last, prev, exact = None, 0, False
         for d in range(1, 200):
             before = search.nodes
-            exact, last = search.iterate(d, 0.0)
+            left = deadline - time.perf_counter()
+            res = search.iterate(d, max(left, 1e-6)) if last is not None else \
+                search.iterate(d, 0.0)
+            if res is None:
+                self.stats["safety_stops"] += 1
+                break
+            exact, last = res
             used = search.nodes - before
             if exact:
                 break
