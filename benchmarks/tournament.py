@@ -316,7 +316,7 @@ UNITS = {"det": "determinizations", "ismcts": "iterations (one determinization e
 
 def git_commit() -> str:
     """The checkout's commit, marked when the code that plays differs from it."""
-    here = Path(__file__).parent
+    here = Path(__file__).resolve().parents[1]
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True, cwd=here).stdout.strip()
