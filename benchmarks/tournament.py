@@ -320,7 +320,7 @@ def git_commit() -> str:
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True, cwd=here).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "benchmarks",
+        dirty = subprocess.run(["git", "status", "--porcelain", "-uno", "--", "benchmarks",
                                 "palace_solver", "ext"], capture_output=True, text=True,
                                cwd=here).stdout.strip()
     except OSError:
