@@ -24,3 +24,25 @@ def rules_from_options(rules_name: str, variants, players: int) -> Rules:
     except RulesError as e:
         fail(str(e))
     return rules
+
+
+def batch_options(result: str, task: str):
+    """``--jobs``, ``--ray`` and ``--output`` of the commands that play games on the batch
+    layer (palace_solver/batch.py): ``result`` names what does not depend on the workers,
+    ``task`` what one saved line of the output file holds."""
+    def apply(f):
+        f = click.option(
+            "--output", type=click.Path(dir_okay=False), default=None,
+            help=f"Save each finished task ({task}) to this JSONL file; the same command "
+                 "resumes a killed run without replaying them.")(f)
+        f = click.option(
+            "--ray", "ray_address", default=None, metavar="ADDRESS",
+            help="Play on a Ray cluster: 'auto' (the cluster this machine belongs to), "
+                 "HOST:PORT, ray://HOST:PORT, or 'local' (start one on this machine). "
+                 "Needs pip install '.[ray]'.")(f)
+        f = click.option(
+            "--jobs", "-j", type=int, default=1, show_default=True,
+            help=f"Local processes playing the games ({result} does not depend on it). "
+                 "With --ray: the most tasks running at once.")(f)
+        return f
+    return apply

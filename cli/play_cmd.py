@@ -6,7 +6,7 @@ import click
 from palace_solver.batch import BatchError
 from palace_solver.bots import BOTS
 from palace_solver.game import DEFAULT_TURN_CAP, play_game, play_series, seats_for
-from palace_solver.cli.common import fail as _fail, rules_from_options
+from palace_solver.cli.common import batch_options, fail as _fail, rules_from_options
 from palace_solver.rules import VARIANTS
 
 
@@ -34,16 +34,7 @@ from palace_solver.rules import VARIANTS
               help="Occurrences of one play-phase position that make a draw (2: first repeat).")
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr (default: on for more than 20 games).")
-@click.option("--jobs", "-j", type=int, default=1, show_default=True,
-              help="Local processes playing the series (the tally does not depend on it). "
-                   "With --ray: the most tasks running at once.")
-@click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
-              help="Play the series on a Ray cluster: 'auto' (the cluster this machine "
-                   "belongs to), HOST:PORT, ray://HOST:PORT, or 'local' (start one on this "
-                   "machine). Needs pip install '.[ray]'.")
-@click.option("--output", type=click.Path(dir_okay=False), default=None,
-              help="Write each finished task of the series to this JSONL file; run the "
-                   "same command again to resume a killed series (nothing is replayed).")
+@batch_options("the tally", "the games of one task, see --per-task")
 @click.option("--per-task", type=int, default=None,
               help="Games per batch task (default: games/100, between 1 and 50). Does not "
                    "change the tally, only how often progress is saved.")

@@ -7,7 +7,7 @@ import click
 
 from palace_solver.bots import BOTS
 from palace_solver.cards import CardError, names, parse_rank
-from palace_solver.cli.common import fail as _fail, rules_from_options
+from palace_solver.cli.common import batch_options, fail as _fail, rules_from_options
 from palace_solver.rules import VARIANTS
 from palace_solver.swap import rank_layouts
 
@@ -39,15 +39,7 @@ def _cards(text: str) -> list[int]:
               help=f"Policy of every player in those games. Known: {', '.join(BOTS)}.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the random completions of the deal; same seed, same ranking.")
-@click.option("--jobs", "-j", type=int, default=1, show_default=True,
-              help="Local processes playing the games (results do not depend on it). With "
-                   "--ray: the most tasks running at once.")
-@click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
-              help="Play the games on a Ray cluster: 'auto', HOST:PORT, ray://HOST:PORT, or "
-                   "'local' (start one on this machine). Needs pip install '.[ray]'.")
-@click.option("--output", type=click.Path(dir_okay=False), default=None,
-              help="Save each finished task (50 games of one layout) to this JSONL file; "
-                   "the same command resumes a killed run without replaying them.")
+@batch_options("the ranking", "50 games of one layout")
 @click.option("--json", "as_json", is_flag=True,
               help="Print JSON: every layout with its loss probability, interval and games.")
 @click.option("--progress/--no-progress", default=True, show_default=True,

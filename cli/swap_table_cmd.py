@@ -7,7 +7,7 @@ import click
 
 from palace_solver.batch import BatchError
 from palace_solver.bots import BOTS
-from palace_solver.cli.common import fail, rules_from_options
+from palace_solver.cli.common import batch_options, fail, rules_from_options
 from palace_solver.rules import VARIANTS, RulesError
 from palace_solver.swap_table import LAYOUT_MODES, swap_table
 
@@ -46,15 +46,7 @@ def _player_counts(spec: str) -> list[int]:
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the table; every game's seed derives from it, its player count "
                    "and its number, so the same seed gives the same table.")
-@click.option("--jobs", "-j", type=int, default=1, show_default=True,
-              help="Local processes playing the games (the table does not depend on it). "
-                   "With --ray: the most tasks running at once.")
-@click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
-              help="Play on a Ray cluster: 'auto', HOST:PORT, ray://HOST:PORT, or 'local' "
-                   "(start one on this machine). Needs pip install '.[ray]'.")
-@click.option("--output", type=click.Path(dir_okay=False), default=None,
-              help="Save each finished task (100 games) to this JSONL file; the same "
-                   "command resumes a killed run without replaying them.")
+@batch_options("the table", "100 games")
 @click.option("--min-layouts", type=int, default=20, show_default=True,
               help="Leave out of the printed table the classes seen fewer times (their "
                    "intervals are too wide to rank); --json keeps every class.")
