@@ -334,13 +334,18 @@ def git_commit() -> str:
             + f", compiled engine build sha256 {build}")
 
 
+def _p_text(p: float) -> str:
+    return f"{p:.1e}" if p > 0 else "< 1e-300"  # erfc underflows past ~37 standard errors
+
+
 def report(args, budget, rows, speed, wall: float, argv, commit: str = "") -> str:
     """The results as markdown: command, commit, budgets, the table, the speeds."""
     alpha = 0.05 / max(1, len(rows))
     lines = [f"command: `python benchmarks/tournament.py {' '.join(argv)}`",
              f"commit at start: {commit or git_commit()}",
              f"budgets: {json.dumps(budget, sort_keys=True)}",
-             f"wall time: {wall:.0f} s, jobs {args.jobs}", "",
+             f"wall time: {wall:.0f} s, jobs {args.jobs}"
+             + (" (this report only read the output file)" if args.summary_only else ""), "",
              "| A | B | starts | games | A score | 95% CI (paired) | p | verdict | "
              "A W/D/L | decisions/game |",
              "|---|---|---|---|---|---|---|---|---|---|"]
@@ -352,7 +357,7 @@ def report(args, budget, rows, speed, wall: float, argv, commit: str = "") -> st
         else:
             verdict = "not significant"
         lines.append(f"| {r['a']} | {r['b']} {r['kind']} | {r['starts']} | {r['games']} | "
-                     f"{r['score']:.3f} | [{r['lo']:.3f}, {r['hi']:.3f}] | {r['p']:.1e} | "
+                     f"{r['score']:.3f} | [{r['lo']:.3f}, {r['hi']:.3f}] | {_p_text(r['p'])} | "
                      f"{verdict} | {r['wins']}/{r['draws']}/{r['losses']} | "
                      f"{r['mean_decisions']:.1f} |")
     lines += ["", f"Bonferroni level over {len(rows)} rows: p < {alpha:.1e}.", "",

@@ -70,7 +70,8 @@ class HandTracker:
             and state.pending[0] in ("deal", "draw")
 
     def after(self, state: State) -> None:
-        for p, (old, new, kn) in enumerate(zip(self._hands, state.hands, self.known)):
+        # (a deal to the face-up cards leaves the hands alone, so "deal" can count as private)
+        for old, new, kn in zip(self._hands, state.hands, self.known):
             for r in RANKS:
                 d = new[r] - old[r]
                 if d > 0 and not self._private:
@@ -180,8 +181,9 @@ class DetBot(_Base):
                  draw_limit: int | None = 0, hash_mb: float = 2.0,
                  safety_seconds: float = 1.0):
         super().__init__(seed, draw_limit)
-        self.samples, self.deal_nodes, self.exact_mode_nodes = samples, deal_nodes, exact_mode_nodes
-        self.draw_nodes, self.hash_mb, self.safety_seconds = draw_nodes, hash_mb, safety_seconds
+        self.samples, self.deal_nodes, self.draw_nodes = samples, deal_nodes, draw_nodes
+        self.exact_mode_nodes = exact_mode_nodes
+        self.hash_mb, self.safety_seconds = hash_mb, safety_seconds
         self.stats.update(solves=0, nodes=0, safety_stops=0)
         from .engine import compiled
         self._eng = compiled()

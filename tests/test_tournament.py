@@ -73,7 +73,7 @@ def test_games_accounting_and_determinism():
     sp = T.speeds(results)
     assert set(sp) == {"det", "ismcts"} and sp["det"]["searched"] <= sp["det"]["decisions"]
     assert "| det | greedy late |" in T.report(
-        type("A", (), {"jobs": 1})(), BUDGET, rows, sp, 1.0, ["--quick"])
+        type("A", (), {"jobs": 1, "summary_only": False})(), BUDGET, rows, sp, 1.0, ["--quick"])
 
 
 def test_openspiel_pairing_replays_the_start():
