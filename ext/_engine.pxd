@@ -149,11 +149,11 @@ ctypedef struct PState:
     PPlayer pl[MAXP]          # per player zones (only the first n are meaningful)
 
 
-# Transposition table entry (tt.pxi). The packed words live in a parallel array
-# (TT.words + index * nwords): the 64-bit hash selects the bucket, the words verify.
+# Transposition table slot header (tt.pxi), 16 bytes so that a bucket's four share a cache
+# line. The slot's values and packed words live in TT.payload (see tt.pxi): the 64-bit hash
+# selects the bucket, the words verify.
 ctypedef struct TTEntry:
     uint64_t key              # hash_words of the position
-    double value[MAXV]        # loss probability per player (players 0..5)
     int16_t depth             # search depth the value holds for (-1 ... exact = high)
     uint8_t bound             # 0 = empty slot, TT_EXACT / TT_LOWER / TT_UPPER
     uint8_t age               # TT.generation when stored
@@ -170,11 +170,13 @@ cdef enum:
 
 
 ctypedef struct TT:
-    TTEntry* entries          # nbuckets * TT_BUCKET entries
-    uint64_t* words           # nbuckets * TT_BUCKET * nwords packed keys
+    TTEntry* entries          # nbuckets * TT_BUCKET slot headers
+    uint64_t* payload         # per slot: nvalues doubles, then nwords packed key words
     uint64_t nbuckets         # power of two
     uint64_t mask             # nbuckets - 1
     int nwords                # words per key (fixed for one table)
+    int nvalues               # loss values per slot (players, at most MAXV)
+    uint64_t stride           # nvalues + nwords: payload words per slot
     uint8_t generation        # bumped by tt_new_search, ages entries
     uint64_t probes           # counters: tt_probe calls
     uint64_t hits             #   probes that found the position (words verified)

@@ -23,7 +23,7 @@ include "tt.pxi"
 include "exact.pxi"
 include "deepen.pxi"
 
-assert sizeof(TTEntry) == 64
+assert sizeof(TTEntry) == 16
 assert sizeof(CMove) == 3
 
 _KIND_CODE = {PLAY: MK_PLAY, PICKUP: MK_PICKUP, FLIP: MK_FLIP}
@@ -334,7 +334,7 @@ cdef class TranspositionTable:
     def __cinit__(self, double mb=16.0, int nwords=1):
         if nwords < 1 or nwords > MAX_WORDS:
             raise ValueError(f"nwords {nwords} out of 1..{MAX_WORDS}")
-        if tt_init(&self.t, mb, nwords) != 0:
+        if tt_init(&self.t, mb, nwords, MAXV) != 0:
             raise MemoryError(f"transposition table of {mb} MB")
 
     def __dealloc__(self):
@@ -379,7 +379,7 @@ cdef class TranspositionTable:
         if e == NULL:
             return None
         best = None if e.best.kind == 255 else _move_obj(e.best)
-        return [e.value[i] for i in range(MAXV)], e.depth, e.bound, best
+        return [tt_values(&self.t, e)[i] for i in range(MAXV)], e.depth, e.bound, best
 
     def store(self, obj, values, int depth, int bound=TT_EXACT, best=None, key=None):
         """Store; returns False when the replacement rule kept a deeper entry."""

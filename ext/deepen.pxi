@@ -91,7 +91,7 @@ cdef class DeepSearch:
         self.history = True
         self.pvs = True
         memset(&self.hist[0][0][0][0], 0, sizeof(self.hist))
-        self.tt_ok = tt_init(&self.tt, hash_mb, self.nw) == 0
+        self.tt_ok = tt_init(&self.tt, hash_mb, self.nw, self.n if self.n < MAXV else MAXV) == 0
         if not self.tt_ok:
             raise MemoryError(f"cannot allocate a {hash_mb} MB table")
 
@@ -104,8 +104,7 @@ cdef class DeepSearch:
                 "collisions": self.tt.collisions, "stores": self.tt.stores,
                 "replacements": self.tt.replacements,
                 "occupancy": self.tt.occupied / <double>(self.tt.nbuckets * TT_BUCKET),
-                "mb": (self.tt.nbuckets * TT_BUCKET
-                       * (sizeof(TTEntry) + 8 * self.nw)) / 1048576.0}
+                "mb": tt_bytes(&self.tt) / 1048576.0}
 
     def iterate(self, int depth, double seconds):
         """Search every root move to ``depth``; returns (complete, [(Move, loss vector)])
@@ -278,13 +277,13 @@ cdef class DeepSearch:
                 # horizon itself (it cannot be exact any more), so that they never keep an
                 # iteration that could end exact from ending exact.
                 if e.bound == TT_EXACT or e.bound == TT_LOWER:
-                    if e.value[0] > lower[0]:
-                        lower[0] = e.value[0]
+                    if tt_values(&self.tt, e)[0] > lower[0]:
+                        lower[0] = tt_values(&self.tt, e)[0]
                         if e.depth < DEPTH_EXACT:
                             self.cut = True
                 if e.bound == TT_EXACT or e.bound == TT_UPPER:
-                    if e.value[0] < upper[0]:
-                        upper[0] = e.value[0]
+                    if tt_values(&self.tt, e)[0] < upper[0]:
+                        upper[0] = tt_values(&self.tt, e)[0]
                         if e.depth < DEPTH_EXACT:
                             self.cut = True
                 return
@@ -380,13 +379,13 @@ cdef class DeepSearch:
                 if e.depth < DEPTH_EXACT:
                     self.cut = True
                 if e.bound == TT_EXACT:
-                    return e.value[0]
-                if e.bound == TT_LOWER and e.value[0] > alpha:
-                    alpha = e.value[0]
-                elif e.bound == TT_UPPER and e.value[0] < beta:
-                    beta = e.value[0]
+                    return tt_values(&self.tt, e)[0]
+                if e.bound == TT_LOWER and tt_values(&self.tt, e)[0] > alpha:
+                    alpha = tt_values(&self.tt, e)[0]
+                elif e.bound == TT_UPPER and tt_values(&self.tt, e)[0] < beta:
+                    beta = tt_values(&self.tt, e)[0]
                 if alpha >= beta:
-                    return e.value[0]
+                    return tt_values(&self.tt, e)[0]
         nm = gen_moves(s, moves)
         if self.history and not self.plain and nm > 1:
             self._order(moves, nm, mover)
@@ -526,7 +525,7 @@ cdef class DeepSearch:
             if e.depth < DEPTH_EXACT:
                 self.cut = True
             for j in range(n):
-                out[j] = e.value[j]
+                out[j] = tt_values(&self.tt, e)[j]
             return
         self.path[ply] = h
         saved_minrep = self.minrep
