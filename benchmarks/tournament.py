@@ -267,7 +267,10 @@ def p_value(mean: float, values) -> float:
         return 1.0
     var = math.fsum((x - mean) ** 2 for x in values) / (n - 1)
     if var <= 0:
-        return 0.0 if mean != 0.5 else 1.0
+        # No spread, no t statistic: the sign test of n starts all on one side (the
+        # interval falls back to the rule of three the same way), so three starts won
+        # 6 games to 0 are p = 0.25, not "< 1e-300".
+        return 1.0 if mean == 0.5 else min(1.0, 2.0 * 0.5 ** n)
     z = (mean - 0.5) / math.sqrt(var / n)
     return math.erfc(abs(z) / math.sqrt(2))
 

@@ -116,3 +116,12 @@ def test_determinize_keeps_what_is_known():
         assert all(d.hands[1][r] >= tracker.known[1][r] for r in range(16))
         total = [d.hands[0][r] + d.hands[1][r] + d.pool[r] for r in range(16)]
         assert total == [s.hands[0][r] + s.hands[1][r] + s.pool[r] for r in range(16)]
+
+
+def test_p_value_without_spread_is_a_sign_test():
+    """Every start scored the same: three starts cannot be significant, a thousand are."""
+    assert T.p_value(1.0, [1.0] * 3) == pytest.approx(0.25)
+    assert T.p_value(0.5, [0.5] * 3) == 1.0
+    assert T.p_value(0.0, [0.0] * 1000) < 1e-250
+    # with spread, the paired t statistic as before
+    assert T.p_value(0.75, [1.0, 0.5] * 50) < 1e-6
