@@ -5,13 +5,24 @@ import sys
 
 import click
 
-from palace_solver.rules import Rules, RulesError
+from palace_solver.rules import VARIANTS, Rules, RulesError
 
 
 def fail(message: str) -> None:
     """One line on standard error, nothing on standard output, exit status 2 (POSITION.md)."""
     click.echo(f"palace: {message}", err=True)
     sys.exit(2)
+
+
+def rules_options(f):
+    """``--rules`` and repeated ``--variant`` of the commands that deal new games (read them
+    with :func:`rules_from_options`)."""
+    f = click.option("--variant", "-v", "variants", multiple=True,
+                     help=f"Switch a variant on (repeatable). Known: {', '.join(VARIANTS)}.")(f)
+    f = click.option("--rules", "rules_name", default="standard", show_default=True,
+                     help="Base rule set: 'standard', or a comma-separated variant list "
+                          "such as 'seven_low,invisible_8'.")(f)
+    return f
 
 
 def rules_from_options(rules_name: str, variants, players: int) -> Rules:

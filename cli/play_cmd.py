@@ -6,8 +6,8 @@ import click
 from palace_solver.batch import BatchError
 from palace_solver.bots import BOTS
 from palace_solver.game import DEFAULT_TURN_CAP, play_game, play_series, seats_for
-from palace_solver.cli.common import batch_options, fail as _fail, rules_from_options
-from palace_solver.rules import VARIANTS
+from palace_solver.cli.common import (batch_options, fail as _fail, rules_from_options,
+                                      rules_options)
 
 
 @click.command()
@@ -16,11 +16,7 @@ from palace_solver.rules import VARIANTS
 @click.option("--bots", "-b", default="greedy", show_default=True,
               help=f"Comma-separated bot names, one per seat or one for all, cycled over "
                    f"the seats. Known: {', '.join(BOTS)}.")
-@click.option("--rules", "rules_name", default="standard", show_default=True,
-              help="Base rule set: 'standard', or a comma-separated variant list "
-                   "such as 'seven_low,invisible_8'.")
-@click.option("--variant", "-v", "variants", multiple=True,
-              help=f"Switch a variant on (repeatable). Known: {', '.join(VARIANTS)}.")
+@rules_options
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the game (or of the series); the same seed replays the same games.")
 @click.option("--games", "-g", type=int, default=1, show_default=True,

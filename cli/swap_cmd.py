@@ -7,8 +7,8 @@ import click
 
 from palace_solver.bots import BOTS
 from palace_solver.cards import CardError, names, parse_rank
-from palace_solver.cli.common import batch_options, fail as _fail, rules_from_options
-from palace_solver.rules import VARIANTS
+from palace_solver.cli.common import (batch_options, fail as _fail, rules_from_options,
+                                      rules_options)
 from palace_solver.swap import rank_layouts
 
 
@@ -23,10 +23,7 @@ def _cards(text: str) -> list[int]:
 @click.argument("cards", nargs=-1, required=True)
 @click.option("--players", "-n", type=int, default=2, show_default=True,
               help="Number of players (2 to 6; more with two decks).")
-@click.option("--rules", "rules_name", default="standard", show_default=True,
-              help="Base rule set: 'standard', or a comma-separated variant list.")
-@click.option("--variant", "-v", "variants", multiple=True,
-              help=f"Switch a variant on (repeatable). Known: {', '.join(VARIANTS)}.")
+@rules_options
 @click.option("--seat", type=int, default=0, show_default=True,
               help="Your seat in dealing order (0 lays out first).")
 @click.option("--others", "-o", "others", multiple=True,

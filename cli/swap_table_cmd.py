@@ -7,8 +7,8 @@ import click
 
 from palace_solver.batch import BatchError
 from palace_solver.bots import BOTS
-from palace_solver.cli.common import batch_options, fail, rules_from_options
-from palace_solver.rules import VARIANTS, RulesError
+from palace_solver.cli.common import batch_options, fail, rules_from_options, rules_options
+from palace_solver.rules import RulesError
 from palace_solver.swap_table import LAYOUT_MODES, swap_table
 
 
@@ -34,10 +34,7 @@ def _player_counts(spec: str) -> list[int]:
               help="Player counts: a range '2-5', a list '2,4' or one count.")
 @click.option("--games", "-g", type=int, default=2000, show_default=True,
               help="Games per player count (every player of a game is one observation).")
-@click.option("--rules", "rules_name", default="standard", show_default=True,
-              help="Base rule set: 'standard', or a comma-separated variant list.")
-@click.option("--variant", "-v", "variants", multiple=True,
-              help=f"Switch a variant on (repeatable). Known: {', '.join(VARIANTS)}.")
+@rules_options
 @click.option("--bot", default="greedy", show_default=True,
               help=f"Policy of every seat. Known: {', '.join(BOTS)}.")
 @click.option("--layout", type=click.Choice(LAYOUT_MODES), default="bot", show_default=True,
