@@ -10,6 +10,11 @@ same process, one position after another.
 
     python benchmarks/plain_ratio.py --depths benchmarks/results-bench-2p.json [--extra 1]
     python benchmarks/plain_ratio.py --depth 16 --limit 4 --json
+    python benchmarks/plain_ratio.py --depths benchmarks/results-bench-2p.json --budget 60
+
+With --budget, the depth of each position is the one `palace bench --plain-seconds` would
+pick, the deepest the plain search finishes within the budget, found by starting from the
+given depth and stepping up (or down) instead of climbing from depth 1.
 """
 from __future__ import annotations
 
@@ -26,12 +31,31 @@ from palace_solver.deepening import STAR2_TABLE  # noqa: E402
 from palace_solver.engine import _module  # noqa: E402
 
 
-def time_plain(eng, root, depth: int) -> tuple[float, int]:
+def time_plain(eng, root, depth: int, budget: float = 0.0) -> tuple[float, int] | None:
+    """Seconds and nodes of the plain search to ``depth``; None when it needs more than
+    ``budget`` seconds (0: no limit)."""
     s = eng.DeepSearch(root, 1.0)
     s.plain = True
     t0 = time.perf_counter()
-    s.iterate(depth, 0.0)
+    if s.iterate(depth, budget) is None:
+        return None
     return time.perf_counter() - t0, s.nodes
+
+
+def deepest_within(eng, root, start: int, budget: float):
+    """(depth, seconds, nodes): the deepest depth the plain search finishes within budget,
+    searching up or down from ``start``."""
+    depth, res = start, time_plain(eng, root, start, budget)
+    while res is None and depth > 1:
+        depth -= 1
+        res = time_plain(eng, root, depth, budget)
+    if res is None:
+        return None
+    while True:
+        nxt = time_plain(eng, root, depth + 1, budget)
+        if nxt is None:
+            return depth, res[0], res[1]
+        depth, res = depth + 1, nxt
 
 
 def time_search(eng, root, depth: int, hash_mb: float) -> tuple[float, int]:
@@ -49,6 +73,8 @@ def main(argv=None) -> int:
     src.add_argument("--depths", help="a `palace bench --json` output: its plain depths")
     src.add_argument("--depth", type=int, help="this depth for every position")
     ap.add_argument("--extra", type=int, default=0, help="add this many plies to each depth")
+    ap.add_argument("--budget", type=float, default=0.0,
+                    help="seconds: use the deepest depth plain finishes within this")
     ap.add_argument("--only", help="comma-separated position names")
     ap.add_argument("--limit", type=int, help="only the first N positions of the suite")
     ap.add_argument("--hash", type=float, default=64.0, help="table MB (bench: min(--hash, 64))")
@@ -75,7 +101,13 @@ def main(argv=None) -> int:
             continue
         depth += args.extra
         root = eng.CState.from_state(pos.to_state())
-        plain_t, plain_n = time_plain(eng, root, depth)
+        if args.budget > 0:
+            found = deepest_within(eng, root, depth, args.budget)
+            if found is None:
+                continue
+            depth, plain_t, plain_n = found
+        else:
+            plain_t, plain_n = time_plain(eng, root, depth)
         ours = min(time_search(eng, root, depth, args.hash) for _ in range(args.repeat))
         row = {"name": name, "depth": depth, "plain_seconds": round(plain_t, 4),
                "plain_nodes": plain_n, "plain_nodes_per_second": round(plain_n / plain_t),
@@ -89,7 +121,7 @@ def main(argv=None) -> int:
                   f"{ours[1]:>9,} nodes ({row['search_nodes_per_second'] / 1e6:.1f} M/s)  "
                   f"ratio {row['ratio']:>10,.1f}x (nodes {row['node_ratio']:,.0f}x)", flush=True)
     ratios = sorted(r["ratio"] for r in out)
-    summary = {"positions": len(out), "ratio_min": ratios[0] if ratios else None,
+    summary = {"positions": len(out), "plain_budget_seconds": args.budget or None, "ratio_min": ratios[0] if ratios else None,
                "ratio_median": ratios[len(ratios) // 2] if ratios else None,
                "at_least_1000x": sum(r >= 1000 for r in ratios)}
     if args.json:
