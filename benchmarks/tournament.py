@@ -14,7 +14,8 @@ Agents (budgets per decision in ``--help``; bots in palace_solver/method_bots.py
 - ``random``, ``lowest``, ``greedy``: the simple bots.
 - ``os_ismcts``: OpenSpiel's ISMCTSBot (open_spiel.python.algorithms.ismcts) with its
   random-rollout evaluator on the ``python_palace`` adapter, ``--os-sims`` simulations per
-  decision. OpenSpiel games start at the deal: the game is the same start replayed action
+  decision (``--os-rollout compiled``: the same random rollouts on the compiled engine,
+  palace_solver/openspiel_rollout.py). OpenSpiel games start at the deal: the game is the same start replayed action
   by action (deal, layouts, and for late starts the greedy prefix) into python_palace, so
   the bot's information state and its resampling cover the whole history.
 
@@ -199,7 +200,12 @@ def _play_openspiel(task, names, start, tracker, history):
     tracker = tracker.clone()
     ours.tracker = tracker
     rs = np.random.RandomState(task_seed(task["seed"], f"{task['id']}/os") % 2 ** 32)
-    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), uct_c=budget["os_uct"],
+    if budget.get("os_rollout", "openspiel") == "compiled":
+        from palace_solver.openspiel_rollout import CompiledRollouts
+        evaluator = CompiledRollouts(rs)
+    else:
+        evaluator = mcts.RandomRolloutEvaluator(1, rs)
+    bot = ismcts.ISMCTSBot(game, evaluator, uct_c=budget["os_uct"],
                            max_simulations=budget["os_sims"], random_state=rs)
     rng = _chance_rng(task)
     bot_rng = random.Random(task_seed(task["seed"], f"{task['id']}/bots"))
@@ -436,6 +442,11 @@ def main(argv=None):
                     "while the draw pile holds more cards than this")
     ap.add_argument("--os-sims", type=int, default=5,
                     help="OpenSpiel ISMCTS: simulations per decision")
+    ap.add_argument("--os-rollout", choices=("openspiel", "compiled"), default="openspiel",
+                    help="OpenSpiel ISMCTS leaf evaluation: OpenSpiel's RandomRolloutEvaluator "
+                         "on python_palace, or the same random rollouts on the compiled "
+                         "engine (palace_solver/openspiel_rollout.py; a full-deal game at 5 "
+                         "simulations: 3.2 s -> 1.4 s)")
     ap.add_argument("--os-uct", type=float, default=1.4, help="OpenSpiel ISMCTS: uct_c")
     ap.add_argument("--seed", type=int, default=0, help="seed of the starts and the games")
     ap.add_argument("--jobs", type=int, default=1, help="local worker processes")
@@ -466,6 +477,9 @@ def main(argv=None):
               "det_exact_nodes": args.det_exact_nodes,
               "ismcts_iterations": args.ismcts_iterations, "draw_limit": args.draw_limit,
               "os_sims": args.os_sims, "os_uct": args.os_uct}
+    if args.os_rollout != "openspiel":
+        # only when not the default, so that files of earlier runs still resume
+        budget["os_rollout"] = args.os_rollout
     tasks = make_tasks(pairings, kinds, args.starts, args.seed, args.late_cards, budget)
     commit = git_commit()
     t0 = time.perf_counter()

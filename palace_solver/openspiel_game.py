@@ -262,6 +262,11 @@ class PalaceState(pyspiel.State):
         """The reference engine's state (do not mutate)."""
         return self._d.s
 
+    @property
+    def turns(self) -> int:
+        """Player decisions so far (what ``max_turns`` caps)."""
+        return self._d.turns
+
     def move_of(self, action: int) -> Move:
         return self.get_game().codec.decode(action)
 
