@@ -16,6 +16,8 @@ directives = {
     "cdivision": not debug,
     "initializedcheck": debug,
 }
+#: The package's subpackages, in import order (each imports only those before it).
+SUBPACKAGES = ("game", "solve", "sample", "agents", "jobs", "live", "interop")
 extensions = [
     Extension(
         "palace_solver._engine",
@@ -25,7 +27,8 @@ extensions = [
 ]
 
 setup(
-    packages=["palace_solver", "palace_solver.cli"],
+    packages=["palace_solver", "palace_solver.cli"]
+    + [f"palace_solver.{sub}" for sub in SUBPACKAGES],
     package_dir={"palace_solver": "palace_solver", "palace_solver.cli": "cli"},
     package_data={"palace_solver": ["data/*.jsonl", "data/*.json"]},
     ext_modules=cythonize(extensions, compiler_directives=directives,

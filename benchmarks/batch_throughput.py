@@ -49,14 +49,14 @@ import time
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
-from palace_solver.batch import run_batch  # noqa: E402
-from palace_solver.batch_analysis import analysis_tasks, analyze_task  # noqa: E402
-from palace_solver.bots import make_bot  # noqa: E402
-from palace_solver.game import merge_series, play_series_task, series_tasks  # noqa: E402
-from palace_solver.position import InvalidPositionError, Position, to_text  # noqa: E402
-from palace_solver.rollout import chance_sample  # noqa: E402
-from palace_solver.rules import Rules  # noqa: E402
-from palace_solver.state import PLAY_PHASE, State  # noqa: E402
+from palace_solver.game.position import InvalidPositionError, Position, to_text  # noqa: E402
+from palace_solver.game.rules import Rules  # noqa: E402
+from palace_solver.game.state import PLAY_PHASE, State  # noqa: E402
+from palace_solver.jobs.batch import run_batch  # noqa: E402
+from palace_solver.jobs.batch_analysis import analysis_tasks, analyze_task  # noqa: E402
+from palace_solver.jobs.series import merge_series, play_series_task, series_tasks  # noqa: E402
+from palace_solver.sample.policies import make_bot  # noqa: E402
+from palace_solver.sample.rollout import chance_sample  # noqa: E402
 
 
 def noop(task: dict) -> dict:

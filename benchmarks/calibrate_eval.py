@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from exact_gen import random_exact_state  # noqa: E402
 
 from palace_solver import _engine  # noqa: E402
-from palace_solver.exact import solve_exact  # noqa: E402
-from palace_solver.rules import Rules  # noqa: E402
+from palace_solver.game.rules import Rules  # noqa: E402
+from palace_solver.solve.solver import solve_exact  # noqa: E402
 
 
 def main() -> None:

@@ -16,7 +16,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
-from palace_solver.openspiel_game import PalaceState
+from palace_solver.interop.openspiel_game import PalaceState
 
 
 def play(game, bot, rs):

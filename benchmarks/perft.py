@@ -21,10 +21,10 @@ import sys
 import time
 from pathlib import Path
 
-from palace_solver.perft import perft as py_perft
-from palace_solver.position import Position
-from palace_solver.rules import Rules
-from palace_solver.state import PLAY_PHASE, State
+from palace_solver.game.position import Position
+from palace_solver.game.rules import Rules
+from palace_solver.game.state import PLAY_PHASE, State
+from palace_solver.solve.perft import perft as py_perft
 
 SUITE = Path(__file__).with_name("positions") / "perft_suite.json"
 
@@ -90,7 +90,7 @@ def main(argv=None) -> int:
     if args.regenerate:
         regenerate()
         return 0
-    from palace_solver.engine import compiled
+    from palace_solver.solve.engine import compiled
     CState = compiled().CState
 
     bad = 0

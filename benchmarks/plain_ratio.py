@@ -26,9 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from palace_solver.bench import load_suite  # noqa: E402
-from palace_solver.deepening import STAR2_TABLE  # noqa: E402
-from palace_solver.engine import _module  # noqa: E402
+from palace_solver.solve.bench import load_suite  # noqa: E402
+from palace_solver.solve.deepening import STAR2_TABLE  # noqa: E402
+from palace_solver.solve.engine import _module  # noqa: E402
 
 
 def time_plain(eng, root, depth: int, budget: float = 0.0) -> tuple[float, int] | None:

@@ -17,8 +17,8 @@ import json
 import sys
 import time
 
-from palace_solver.game import DEFAULT_TURN_CAP, play_game
-from palace_solver.rules import VARIANTS, Rules
+from palace_solver.agents.play import DEFAULT_TURN_CAP, play_game
+from palace_solver.game.rules import VARIANTS, Rules
 
 
 def configurations(games: int, variant_games: int):

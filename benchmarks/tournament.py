@@ -56,14 +56,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from palace_solver.batch import run_batch, task_seed  # noqa: E402
-from palace_solver.bots import GreedyBot, make_bot  # noqa: E402
-from palace_solver.game import _sample  # noqa: E402
-from palace_solver.method_bots import DetBot, HandTracker, IsmctsBot  # noqa: E402
-from palace_solver.moves import Move  # noqa: E402
-from palace_solver.rules import Rules  # noqa: E402
-from palace_solver.sampled import mean_ci  # noqa: E402
-from palace_solver.state import PLAY_PHASE, State  # noqa: E402
+from palace_solver.agents.method_bots import DetBot, HandTracker, IsmctsBot  # noqa: E402
+from palace_solver.agents.play import _sample  # noqa: E402
+from palace_solver.game.moves import Move  # noqa: E402
+from palace_solver.game.rules import Rules  # noqa: E402
+from palace_solver.game.state import PLAY_PHASE, State  # noqa: E402
+from palace_solver.jobs.batch import run_batch, task_seed  # noqa: E402
+from palace_solver.sample.policies import GreedyBot, make_bot  # noqa: E402
+from palace_solver.sample.stats import mean_ci  # noqa: E402
 
 #: Decisions after which a game is a draw.
 CAP = 400
@@ -185,7 +185,7 @@ def _play_openspiel(task, names, start, tracker, history):
     import pyspiel
     from open_spiel.python.algorithms import ismcts, mcts
 
-    import palace_solver.openspiel_game  # noqa: F401 - registers python_palace
+    import palace_solver.interop.openspiel_game  # noqa: F401 - registers python_palace
 
     prefix = sum(isinstance(ev, Move) for ev in history)
     game = pyspiel.load_game("python_palace", {"players": 2, "max_turns": prefix + CAP})
@@ -201,7 +201,7 @@ def _play_openspiel(task, names, start, tracker, history):
     ours.tracker = tracker
     rs = np.random.RandomState(task_seed(task["seed"], f"{task['id']}/os") % 2 ** 32)
     if budget.get("os_rollout", "openspiel") == "compiled":
-        from palace_solver.openspiel_rollout import CompiledRollouts
+        from palace_solver.interop.openspiel_rollout import CompiledRollouts
         evaluator = CompiledRollouts(rs)
     else:
         evaluator = mcts.RandomRolloutEvaluator(1, rs)

@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from palace_solver.exact import NotExactError
-from palace_solver.position import InvalidPositionError, load_position, to_text
+from palace_solver.game.position import InvalidPositionError, load_position, to_text
+from palace_solver.solve.results import NotExactError
 
 METHODS = ("auto", "exact", "sampled", "ismcts")
 
@@ -168,8 +168,13 @@ def analyze(position, as_json, time_budget, depth, hash_mb, method, samples, see
                            "answer without --depth); the time budget ran out first",
                            err=True)
         else:
-            from palace_solver.line import (format_line, graph_to_networkx, line_from_graph,
-                                            line_to_json, write_graph)
+            from palace_solver.solve.line import (
+                format_line,
+                graph_to_networkx,
+                line_from_graph,
+                line_to_json,
+                write_graph,
+            )
             if show_line:
                 line = line_from_graph(a.graph, max_plies=line_plies)
             if tree_file:
@@ -197,8 +202,8 @@ def analyze(position, as_json, time_budget, depth, hash_mb, method, samples, see
 
 def _run_batch(batch_file, output, ray_address, jobs, progress, options) -> None:
     """``--batch``: every line of ``batch_file`` through the batch layer."""
-    from palace_solver.batch import BatchError, run_batch
-    from palace_solver.batch_analysis import analysis_tasks, analyze_task
+    from palace_solver.jobs.batch import BatchError, run_batch
+    from palace_solver.jobs.batch_analysis import analysis_tasks, analyze_task
 
     try:
         f = click.open_file(batch_file, encoding="utf-8")

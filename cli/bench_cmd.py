@@ -38,7 +38,7 @@ def bench(suite, budgets, exact_budget, plain_seconds, hash_mb, limit, quick, as
     """Benchmark the search on a suite of positions: time to the exact value, depth reached
     within each budget, nodes, nodes/s, table hit rate, memory, and the ratio against a
     plain expectiminimax (no table, no pruning) at equal depth, all in one run."""
-    from palace_solver.bench import load_suite, run_suite, summary
+    from palace_solver.solve.bench import load_suite, run_suite, summary
 
     if quick:
         budgets, exact_budget, plain_seconds = (0.2,), 2.0, 0.2

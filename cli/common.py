@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from palace_solver.rules import VARIANTS, Rules, RulesError
+from palace_solver.game.rules import VARIANTS, Rules, RulesError
 
 
 def fail(message: str) -> None:
@@ -39,7 +39,7 @@ def rules_from_options(rules_name: str, variants, players: int) -> Rules:
 
 def batch_options(result: str, task: str):
     """``--jobs``, ``--ray`` and ``--output`` of the commands that play games on the batch
-    layer (palace_solver/batch.py): ``result`` names what does not depend on the workers,
+    layer (palace_solver/jobs/batch.py): ``result`` names what does not depend on the workers,
     ``task`` what one saved line of the output file holds."""
     def apply(f):
         f = click.option(

@@ -8,10 +8,10 @@ import time
 
 import click
 
-from palace_solver.cards import RANKS, rank_name
-from palace_solver.live import LiveError, Session, Setup, parse_cards
-from palace_solver.position import InvalidPositionError, load_position
-from palace_solver.rules import VARIANTS, Rules, RulesError
+from palace_solver.game.cards import RANKS, rank_name
+from palace_solver.game.position import InvalidPositionError, load_position
+from palace_solver.game.rules import VARIANTS, Rules, RulesError
+from palace_solver.live.session import LiveError, Session, Setup, parse_cards
 
 HELP = """\
 Events (names are case-insensitive; 'me' is you):

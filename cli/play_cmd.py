@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import click
+from palace_solver.cli.common import batch_options, rules_from_options, rules_options
+from palace_solver.cli.common import fail as _fail
 
-from palace_solver.batch import BatchError
-from palace_solver.bots import BOTS
-from palace_solver.game import DEFAULT_TURN_CAP, play_game, play_series, seats_for
-from palace_solver.cli.common import (batch_options, fail as _fail, rules_from_options,
-                                      rules_options)
+from palace_solver.agents.play import DEFAULT_TURN_CAP, play_game, seats_for
+from palace_solver.jobs.batch import BatchError
+from palace_solver.jobs.series import play_series
+from palace_solver.sample.policies import BOTS
 
 
 @click.command()

@@ -5,8 +5,13 @@ import sys
 
 import click
 
-from palace_solver.cards import RANKS, rank_name
-from palace_solver.position import InvalidPositionError, Position, load_position, to_text
+from palace_solver.game.cards import RANKS, rank_name
+from palace_solver.game.position import (
+    InvalidPositionError,
+    Position,
+    load_position,
+    to_text,
+)
 
 
 def _cards(ranks) -> str:

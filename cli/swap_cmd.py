@@ -4,12 +4,12 @@ from __future__ import annotations
 import json
 
 import click
+from palace_solver.cli.common import batch_options, rules_from_options, rules_options
+from palace_solver.cli.common import fail as _fail
 
-from palace_solver.bots import BOTS
-from palace_solver.cards import CardError, names, parse_rank
-from palace_solver.cli.common import (batch_options, fail as _fail, rules_from_options,
-                                      rules_options)
-from palace_solver.swap import rank_layouts
+from palace_solver.game.cards import CardError, names, parse_rank
+from palace_solver.jobs.swap import rank_layouts
+from palace_solver.sample.policies import BOTS
 
 
 def _cards(text: str) -> list[int]:

@@ -4,12 +4,17 @@ from __future__ import annotations
 import json
 
 import click
+from palace_solver.cli.common import (
+    batch_options,
+    fail,
+    rules_from_options,
+    rules_options,
+)
 
-from palace_solver.batch import BatchError
-from palace_solver.bots import BOTS
-from palace_solver.cli.common import batch_options, fail, rules_from_options, rules_options
-from palace_solver.rules import RulesError
-from palace_solver.swap_table import LAYOUT_MODES, swap_table
+from palace_solver.game.rules import RulesError
+from palace_solver.jobs.batch import BatchError
+from palace_solver.jobs.swap_table import LAYOUT_MODES, swap_table
+from palace_solver.sample.policies import BOTS
 
 
 def _player_counts(spec: str) -> list[int]:

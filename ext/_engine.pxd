@@ -45,7 +45,7 @@ cdef enum:
     MAX_WORDS = 48       # pack_state output capacity (12 players + lenient pile fit)
     MAXV = 6             # loss values per TT entry (players)
 
-# Rule switches, bit i of PRules.flags = palace_solver.rules.VARIANTS[i].
+# Rule switches, bit i of PRules.flags = palace_solver.game.rules.VARIANTS[i].
 cdef enum:
     RF_MUST_PLAY = 1 << 0
     RF_EASY_TABLE_PICKUP = 1 << 1
@@ -69,12 +69,12 @@ cdef enum:
     RF_FIRST_OUT_WINS = 1 << 19
     RF_LENIENT_BLIND = 1 << 20
 
-# to_move codes (same values as palace_solver.state.CHANCE / TERMINAL).
+# to_move codes (same values as palace_solver.game.state.CHANCE / TERMINAL).
 cdef enum:
     TM_CHANCE = -1
     TM_TERMINAL = -4
 
-# Pending chance event kinds (state.py `pending[0]`).
+# Pending chance event kinds (game/state.py `pending[0]`).
 cdef enum:
     PEND_NONE = 0
     PEND_DRAW = 1        # ("draw", player, count): refill after a play
@@ -88,7 +88,7 @@ cdef enum:
     MK_FLIP = 2
 
 
-# The rule set after the deal, built from a palace_solver.rules.Rules by rules_to_flags()
+# The rule set after the deal, built from a palace_solver.game.rules.Rules by rules_to_flags()
 # in _engine.pyx: every per-rank mask is computed by calling the Rules methods themselves.
 ctypedef struct PRules:
     uint32_t flags            # RF_* bits, one per variant switch
@@ -131,7 +131,7 @@ ctypedef struct PState:
     int8_t pend_kind          # PEND_* of the pending chance event
     int8_t pend_player        # its player (0 when none)
     int8_t pend_count         # cards still to draw (1 for flip/start, 0 when none)
-    int8_t next_after         # who moves once the pending draws are done (state.py keeps a
+    int8_t next_after         # who moves once the pending draws are done (game/state.py keeps a
                               #   stale value after them; the key reads it while pending)
     int8_t loser              # terminal: loser index; -1 under first_out_wins or in play
     int8_t winner             # terminal under first_out_wins: the player out; else -1

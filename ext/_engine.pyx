@@ -2,7 +2,7 @@
 """Compiled core of palace-solver: the PLAY-phase rules engine, packed keys and the table.
 
 Python entry points: :class:`CState` (the OpenSpiel-shaped state, built from and converted
-back to a :class:`palace_solver.state.State`), :func:`rules_flags`, :class:`TranspositionTable`.
+back to a :class:`palace_solver.game.state.State`), :func:`rules_flags`, :class:`TranspositionTable`.
 The C-level API used by the solver is listed in ``_engine.pxd``.
 """
 from fractions import Fraction
@@ -13,10 +13,10 @@ from libc.stdint cimport int8_t, uint8_t, uint16_t, uint32_t, uint64_t
 from _engine cimport *
 from libc.string cimport memcpy, memset
 
-from palace_solver.moves import PLAY, PICKUP, FLIP, IllegalMoveError, Move
-from palace_solver.rules import VARIANTS
-from palace_solver.state import CHANCE, OVER, PLAY_PHASE, TERMINAL, State
-from palace_solver.cards import RANKS
+from palace_solver.game.moves import PLAY, PICKUP, FLIP, IllegalMoveError, Move
+from palace_solver.game.rules import VARIANTS
+from palace_solver.game.state import CHANCE, OVER, PLAY_PHASE, TERMINAL, State
+from palace_solver.game.cards import RANKS
 
 include "core.pxi"
 include "tt.pxi"

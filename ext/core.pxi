@@ -1,4 +1,6 @@
-# Compiled rules core: a line-by-line mirror of palace_solver/state.py for the PLAY phase.
+# Compiled rules core: a line-by-line mirror of palace_solver/game/state.py for the PLAY phase.
+# Holds the state helpers, move generation, apply, chance outcomes, pack/unpack and the hash.
+# May use: the declarations of _engine.pxd only (it is included first).
 #
 # Every rule switch is read from s.r (PRules), built from a Rules object by rules_to_flags in
 # _engine.pyx; nothing here names a variant except through an RF_* flag or a rank mask.

@@ -1,5 +1,6 @@
 # Depth-limited search with iterative deepening, for exact-mode positions whose whole graph
-# is too large for the budget (palace_solver/deepening.py drives it).
+# is too large for the budget (palace_solver/solve/deepening.py drives it).
+# May use: core.pxi (moves, apply, chance, pack) and tt.pxi (the table).
 #
 # Two players: alpha-beta on v = player 0's loss (player 0 minimises, player 1 maximises),
 # Ballard's Star1 and Star2 at chance nodes (values lie in [0, 1], so each outcome gets a
@@ -64,7 +65,7 @@ cdef void horizon_eval(const PState* s, double* out) noexcept nogil:
 
 
 cdef class DeepSearch:
-    """One iterative-deepening search over a root position (see deepening.py)."""
+    """One iterative-deepening search over a root position (see palace_solver/solve/deepening.py)."""
     cdef PState root
     cdef TT tt
     cdef int n, nw
@@ -88,7 +89,7 @@ cdef class DeepSearch:
         copy_state(&self.root, &root.s)
         self.n = root.s.n
         self.nw = pack_nwords(&root.s)
-        self.star2 = 1          # STAR2_TABLE of deepening.py
+        self.star2 = 1          # STAR2_TABLE of palace_solver/solve/deepening.py
         self.use_table = True
         self.history = True
         self.pvs = True

@@ -1,11 +1,12 @@
-# Exact solver, compiled: the same method as palace_solver/exact.py (read its module doc).
+# Exact solver, compiled: the same method as palace_solver/solve/exact.py (read its module doc).
+# May use: core.pxi (moves, apply, chance, pack, hash); not the table or the search.
 #
 # 1. build: breadth-first enumeration of every decision position reachable from the root,
 #    each identified by its packed words (pack_state) in an open-addressing map. Per node,
 #    its moves; per move, its outcomes (target, weight): one outcome of weight 1 for a
 #    deterministic move, one per unseen rank for a flip. A target >= 0 is a node; a target
 #    < 0 is a terminal, -1 - code with code = loser, or n + winner under first_out_wins.
-# 2. solve: nodes are sorted by `progress` (monotone: see exact.py); a layer is solved once
+# 2. solve: nodes are sorted by `progress` (monotone: see solve/exact.py); a layer is solved once
 #    every exit from it is known. Two players: the two Dijkstra-like sweeps (exact values,
 #    independent of node order); three or more: Jacobi iteration from the draw value.
 #

@@ -1,4 +1,5 @@
 # Transposition table: buckets of TT_BUCKET entries, power-of-two bucket count, full-key check.
+# May use: core.pxi (pack_state, the hash) and _engine.pxd.
 #
 # Layout: TT.entries[b * TT_BUCKET + i] (TTEntry, 16 bytes: hash, depth, bound, age, best
 # move), so a bucket's four headers share one 64-byte cache line; and, in a parallel array,

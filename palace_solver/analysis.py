@@ -6,8 +6,10 @@ exact machinery or a depth-limited search.
 """
 from __future__ import annotations
 
-from .exact import Analysis, NotExactError, solve_exact  # noqa: F401 - re-exported
-from .position import Position
+from .game.position import Position
+from .sample.sampled import analyze_sampled
+from .solve.results import Analysis, NotExactError  # noqa: F401 - re-exported
+from .solve.solver import solve_exact
 
 
 def is_exact_mode(pos: Position) -> bool:
@@ -20,7 +22,7 @@ def analyze(pos: Position, *, time_budget: float | None = None, depth: int | Non
     """Analyze ``pos`` for the player to move.
 
     ``method``: ``"auto"`` (exact when the position is in exact mode, else sampled),
-    ``"exact"``, or a sampled method name of :mod:`palace_solver.sampled`.
+    ``"exact"``, or a sampled method name of :mod:`palace_solver.sample.sampled`.
 
     :raises NotExactError: when ``method="exact"`` on a position with hidden hand cards or a
         draw pile.
@@ -33,7 +35,6 @@ def analyze(pos: Position, *, time_budget: float | None = None, depth: int | Non
                                 "(use a sampled method)")
         return solve_exact(pos.to_state(), time_budget=time_budget, depth=depth,
                            hash_mb=hash_mb, engine=engine)
-    from .sampled import analyze_sampled  # late: sampled imports this module's helpers
     return analyze_sampled(pos, method=method, time_budget=time_budget, depth=depth,
                            samples=samples, seed=seed, jobs=jobs, progress=progress,
                            engine=engine)

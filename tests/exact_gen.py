@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-from palace_solver.cards import DECK_RANKS, NRANK
-from palace_solver.rules import Rules
-from palace_solver.state import State
+from palace_solver.game.cards import DECK_RANKS, NRANK
+from palace_solver.game.rules import Rules
+from palace_solver.game.state import State
 
 #: Variants that matter after the deal and that the generator can seat (no jokers: 6 players).
 PLAY_VARIANTS = ("must_play", "easy_table_pickup", "no_four_burn", "restricted_tens",

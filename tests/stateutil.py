@@ -1,4 +1,4 @@
-"""Hand-built play-phase States for rule tests (independent of palace_solver.position).
+"""Hand-built play-phase States for rule tests (independent of palace_solver.game.position).
 
 ``build(hands=[["3", "7"], ["K"]], face_up=[["A"], []], face_down=[0, 2], pile=["5"])``
 gives a State with the player to move at a decision node. Cards are rank names or ints.
@@ -12,9 +12,9 @@ pool (face-down cards + draw pile), and the rest of the deck counts as burned. E
 """
 from __future__ import annotations
 
-from palace_solver.cards import NRANK, parse_rank
-from palace_solver.rules import Rules
-from palace_solver.state import PLAY_PHASE, State
+from palace_solver.game.cards import NRANK, parse_rank
+from palace_solver.game.rules import Rules
+from palace_solver.game.state import PLAY_PHASE, State
 
 
 def rank(card) -> int:
@@ -95,15 +95,15 @@ def moves(state: State) -> list[str]:
 
 
 def hand(state: State, p: int) -> list[str]:
-    from palace_solver.cards import names, ranks_of
+    from palace_solver.game.cards import names, ranks_of
     return names(ranks_of(state.hands[p]))
 
 
 def up(state: State, p: int) -> list[str]:
-    from palace_solver.cards import names, ranks_of
+    from palace_solver.game.cards import names, ranks_of
     return names(ranks_of(state.face_up[p]))
 
 
 def pile(state: State) -> list[str]:
-    from palace_solver.cards import rank_name
+    from palace_solver.game.cards import rank_name
     return [rank_name(r) for r in state.pile]

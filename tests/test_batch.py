@@ -1,4 +1,4 @@
-"""The batch layer (palace_solver.batch): order, determinism across workers, the output
+"""The batch layer (palace_solver.jobs.batch): order, determinism across workers, the output
 file (resume, damaged last line, another batch's file), errors."""
 import json
 import os
@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from palace_solver.batch import BatchError, run_batch, task_seed
+from palace_solver.jobs.batch import BatchError, run_batch, task_seed
 
 
 def draw(task):
@@ -72,7 +72,7 @@ def test_resume_skips_finished_and_cuts_damaged_last_line(tmp_path, monkeypatch)
     random.Random(1).shuffle(body)
     part.write_bytes(lines[0] + b"".join(body) + lines[7][:20])
     calls = []
-    import palace_solver.batch as batch
+    import palace_solver.jobs.batch as batch
 
     def spy(task):
         calls.append(task["id"])
@@ -201,7 +201,6 @@ import time
 from pathlib import Path
 
 from click.testing import CliRunner
-
 from palace_solver.cli.main import cli
 
 #: The installed command, run away from the checkout: ``python -m`` from the repository root

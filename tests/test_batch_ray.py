@@ -26,7 +26,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from test_batch import OPTS, PALACE, _archive, _steady
 
 RAY_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "token",
@@ -120,7 +119,7 @@ def test_tasks_run_in_ray_workers(cluster, tmp_path):
     script = tmp_path / "probe.py"
     script.write_text(
         "import json, os, sys\n"
-        "from palace_solver.batch import run_batch\n"
+        "from palace_solver.jobs.batch import run_batch\n"
         "def whoami(task):\n"  # defined in __main__: Ray ships it by value
         "    import ray\n"
         "    return {'pid': os.getpid(), 'worker': ray.get_runtime_context().get_worker_id()}\n"
@@ -147,7 +146,6 @@ def test_play_series_same_on_ray_and_local(cluster, tmp_path):
 
 def test_swap_table_and_analyze_batch_same_on_ray(cluster, tmp_path):
     from click.testing import CliRunner
-
     from palace_solver.cli.main import cli
     address, env = cluster
     table = ["swap-table", "-n", "2,3", "--games", "120", "--seed", "5", "--json",

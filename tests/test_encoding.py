@@ -11,8 +11,8 @@ import random
 
 import pytest
 
-from palace_solver.rules import VARIANTS, Rules
-from palace_solver.state import OVER, PLAY_PHASE, State
+from palace_solver.game.rules import VARIANTS, Rules
+from palace_solver.game.state import OVER, PLAY_PHASE, State
 
 _engine = pytest.importorskip("palace_solver._engine")
 CState = _engine.CState

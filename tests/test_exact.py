@@ -9,16 +9,22 @@ import random
 import sys
 
 import pytest
+from exact_gen import (
+    TooBig,
+    brute_force,
+    brute_force_moves,
+    random_exact_state,
+    random_rules,
+)
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from exact_gen import (TooBig, brute_force, brute_force_moves, random_exact_state,
-                       random_rules)
-from palace_solver.deepening import search_deepening
-from palace_solver.exact import ExactSolver, solve_exact
-from palace_solver.position import Position
-from palace_solver.rules import Rules
-from palace_solver.state import State
+from palace_solver.game.position import Position
+from palace_solver.game.rules import Rules
+from palace_solver.game.state import State
+from palace_solver.solve.deepening import search_deepening
+from palace_solver.solve.exact import ExactSolver
+from palace_solver.solve.solver import solve_exact
 
 sys.setrecursionlimit(20000)
 EXAMPLES = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "examples"

@@ -15,10 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from palace_solver import VARIANTS, IllegalMoveError, Move, Rules, RulesError, State
-from palace_solver.bots import BOTS, make_bot
-from palace_solver.cards import RANKS, parse_rank
-from palace_solver.game import play_game, play_series, seats_for
-from palace_solver.state import PLAY_PHASE
+from palace_solver.agents.play import play_game, seats_for
+from palace_solver.game.cards import RANKS, parse_rank
+from palace_solver.game.state import PLAY_PHASE
+from palace_solver.jobs.series import play_series
+from palace_solver.sample.policies import BOTS, make_bot
 
 TURN_CAP = 600
 SETTINGS = settings(max_examples=150, deadline=None,

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from palace_solver.analysis import analyze
-from palace_solver.position import from_text
-from palace_solver.sampled import analyze_sampled
+from palace_solver.game.position import from_text
+from palace_solver.sample.sampled import analyze_sampled
 
 LATE = ("standard | me: 3 7 7 / A 10 / 3 ; bob: K K ?3 / 2 / 3 | pile 5 6 6 "
         "| burned 10 4 4 4 4 | draw 27 | to_move 0")

@@ -14,16 +14,16 @@ import random
 
 import pytest
 from click.testing import CliRunner
+from palace_solver.cli.main import cli
 
 from palace_solver.analysis import is_exact_mode
-from palace_solver.bots import make_bot
-from palace_solver.cards import RANKS, rank_name, ranks_of
-from palace_solver.cli.main import cli
-from palace_solver.live import LiveError, Session, Setup
-from palace_solver.moves import FLIP, PICKUP, PLAY
-from palace_solver.position import from_text
-from palace_solver.rules import VARIANTS, Rules
-from palace_solver.state import DEAL, LAYOUT_PHASE, State
+from palace_solver.game.cards import RANKS, rank_name, ranks_of
+from palace_solver.game.moves import FLIP, PICKUP, PLAY
+from palace_solver.game.position import from_text
+from palace_solver.game.rules import VARIANTS, Rules
+from palace_solver.game.state import DEAL, LAYOUT_PHASE, State
+from palace_solver.live.session import LiveError, Session, Setup
+from palace_solver.sample.policies import make_bot
 
 BOTS = ["greedy", "random", "lowest", "greedy", "random", "lowest"]
 
@@ -516,7 +516,7 @@ def test_bad_setup_exits_with_status_2():
 
 
 def test_sampled_suggestions_for_hidden_cards_when_available():
-    pytest.importorskip("palace_solver.sampled")
+    pytest.importorskip("palace_solver.sample.sampled")
     s = Session(Setup(["me", "bob"], 0, Rules(), [9, 9, 13], [[2, 11, 12], [4, 4, 14]],
                       first=1))
     s.apply("bob 5")

@@ -1,4 +1,4 @@
-"""Palace as an OpenSpiel game (palace_solver.openspiel_game).
+"""Palace as an OpenSpiel game (palace_solver.interop.openspiel_game).
 
 Skipped when open_spiel is not installed (`pip install .[openspiel]`).
 """
@@ -12,9 +12,14 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 from palace_solver import Move, Rules, State  # noqa: E402
-from palace_solver.cards import RANKS, parse_rank, ranks_of  # noqa: E402
-from palace_solver.openspiel_game import (  # noqa: E402
-    LAYOUT_BASE, ActionCodec, PalaceState, _cards, parse_variants)
+from palace_solver.game.cards import RANKS, parse_rank, ranks_of  # noqa: E402
+from palace_solver.interop.openspiel_game import (  # noqa: E402
+    LAYOUT_BASE,
+    ActionCodec,
+    PalaceState,
+    _cards,
+    parse_variants,
+)
 
 GAMES = [
     {"players": 2},
@@ -54,7 +59,7 @@ def test_core_package_does_not_import_pyspiel():
 
 def test_missing_open_spiel_gives_a_clear_import_error():
     code = ("import sys; sys.modules['pyspiel'] = None\n"
-            "try:\n    import palace_solver.openspiel_game\n"
+            "try:\n    import palace_solver.interop.openspiel_game\n"
             "except ImportError as e:\n    print(e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "pip install .[openspiel]" in out.stdout

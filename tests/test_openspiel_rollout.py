@@ -12,9 +12,9 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from open_spiel.python.algorithms import mcts  # noqa: E402
 
-import palace_solver.openspiel_game  # noqa: E402,F401 - registers python_palace
-from palace_solver.openspiel_rollout import CompiledRollouts  # noqa: E402
-from palace_solver.state import PLAY_PHASE  # noqa: E402
+import palace_solver.interop.openspiel_game  # noqa: E402,F401 - registers python_palace
+from palace_solver.game.state import PLAY_PHASE  # noqa: E402
+from palace_solver.interop.openspiel_rollout import CompiledRollouts  # noqa: E402
 
 
 def play_state(seed: int, max_turns: int = 1000, cards_left: int = 10):

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from palace_solver.perft import perft as py_perft
-from palace_solver.rules import VARIANTS, Rules
-from palace_solver.state import OVER, PLAY_PHASE, State
+from palace_solver.game.rules import VARIANTS, Rules
+from palace_solver.game.state import OVER, PLAY_PHASE, State
+from palace_solver.solve.perft import perft as py_perft
 
 _engine = pytest.importorskip("palace_solver._engine")
 CState = _engine.CState
@@ -147,7 +147,7 @@ def test_illegal_moves_rejected():
         s.apply(random_step(s, rng))
     c = CState.from_state(s)
     legal = {str(m) for m in c.legal_moves()}
-    from palace_solver.moves import IllegalMoveError
+    from palace_solver.game.moves import IllegalMoveError
     for text in ("flip", "2x9", "pickup 7"):
         if text not in legal:
             with pytest.raises(IllegalMoveError):
@@ -163,10 +163,10 @@ def test_before_play_phase_rejected():
 
 
 def test_engine_interface(monkeypatch):
-    """palace_solver.engine: one entry point; a clear message when the module is missing."""
+    """palace_solver.solve.engine: one entry point; a clear message when the module is missing."""
     import sys
 
-    from palace_solver import engine
+    from palace_solver.solve import engine
 
     rng = random.Random(11)
     ps = start_position(Rules(), 3, rng, 10)

@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
-
-from palace_solver import VARIANTS
 from palace_solver.cli.main import cli
 from palace_solver.cli.play_cmd import play
+
+from palace_solver import VARIANTS
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,16 +8,22 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import palace_solver.position as position_mod
-from palace_solver.cards import NRANK
-from palace_solver.moves import PICKUP
-from palace_solver.position import (InvalidPositionError, PlayerPosition, Position, from_text,
-                                    load_position, parse_position, to_text)
-from palace_solver.rules import VARIANTS, Rules, RulesError
-from palace_solver.state import PLAY_PHASE, State
-
 from position_fixtures import DATA, EXAMPLES, GOOD, GOOD_TEXT  # noqa: E402
+
+import palace_solver.game.position as position_mod
+from palace_solver.game.cards import NRANK
+from palace_solver.game.moves import PICKUP
+from palace_solver.game.position import (
+    InvalidPositionError,
+    PlayerPosition,
+    Position,
+    from_text,
+    load_position,
+    parse_position,
+    to_text,
+)
+from palace_solver.game.rules import VARIANTS, Rules, RulesError
+from palace_solver.game.state import PLAY_PHASE, State
 
 
 def test_doctests():

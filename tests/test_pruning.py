@@ -10,13 +10,18 @@ from __future__ import annotations
 import random
 
 import pytest
+from exact_gen import random_exact_state, random_rules
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from exact_gen import random_exact_state, random_rules
-from palace_solver.deepening import STAR2_OFF, STAR2_SEARCH, STAR2_TABLE, search_deepening
-from palace_solver.engine import _module
-from palace_solver.exact import solve_exact
+from palace_solver.solve.deepening import (
+    STAR2_OFF,
+    STAR2_SEARCH,
+    STAR2_TABLE,
+    search_deepening,
+)
+from palace_solver.solve.engine import _module
+from palace_solver.solve.solver import solve_exact
 
 SMALL = dict(hand=(0, 3), face_up=(0, 2), face_down=(0, 2), pile=(0, 3))
 TINY = dict(hand=(0, 2), face_up=(0, 1), face_down=(0, 2), pile=(0, 2))

@@ -7,11 +7,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from stateutil import build, hand, moves, pile, play, rank, up
 
 from palace_solver import CHANCE, IllegalMoveError, Rules, State
-from palace_solver.state import FACE_DOWN, FACE_UP, HAND, LAYOUT_PHASE, PLAY_PHASE
-
-from stateutil import build, hand, moves, pile, play, rank, up
+from palace_solver.game.state import FACE_DOWN, FACE_UP, HAND, LAYOUT_PHASE, PLAY_PHASE
 
 
 def b(hands, **kw):

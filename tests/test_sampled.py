@@ -12,13 +12,14 @@ import json
 import random
 
 import pytest
-
 from exact_gen import random_exact_state
+
 from palace_solver.analysis import analyze
-from palace_solver.exact import solve_exact
-from palace_solver.position import Position, from_text
-from palace_solver.sampled import analyze_sampled, mean_ci, t975
-from palace_solver.sampler import consistent_deals, state_with_hands
+from palace_solver.game.position import Position, from_text
+from palace_solver.sample.sampled import analyze_sampled
+from palace_solver.sample.sampler import consistent_deals, state_with_hands
+from palace_solver.sample.stats import mean_ci, t975
+from palace_solver.solve.solver import solve_exact
 
 LATE = ("standard | me: 3 7 7 / A 10 / 3 ; bob: K K ?3 / 2 / 3 | pile 5 6 6 "
         "| burned 10 4 4 4 4 | draw 27 | to_move 0")

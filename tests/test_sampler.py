@@ -5,15 +5,21 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from palace_solver.bots import GreedyBot
-from palace_solver.game import _sample
-from palace_solver.position import PlayerPosition, Position, from_text
-from palace_solver.rules import Rules
-from palace_solver.sampler import (consistent_deals, deal_probability, sample_deal, sample_rng,
-                                   sample_state)
-from palace_solver.state import PLAY_PHASE, State
+from palace_solver.agents.play import _sample
+from palace_solver.game.position import PlayerPosition, Position, from_text
+from palace_solver.game.rules import Rules
+from palace_solver.game.state import PLAY_PHASE, State
+from palace_solver.sample.policies import GreedyBot
+from palace_solver.sample.sampler import (
+    consistent_deals,
+    deal_probability,
+    sample_deal,
+    sample_rng,
+    sample_state,
+)
 
 #: Cards burned so that the unseen pool of TINY is 3 A, 2 K, 1 J.
 _BURNED = ("2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7 8 8 8 8 9 9 9 9 10 10 10 10 "

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from palace_solver.cli.main import cli
-from palace_solver.position import Position, to_text
-
 from position_fixtures import DATA, GOOD, GOOD_TEXT  # noqa: E402
+
+from palace_solver.game.position import Position, to_text
 
 CASES = [json.loads(x) for x in DATA.read_text().splitlines()]
 

@@ -5,10 +5,10 @@ import json
 import random
 
 from click.testing import CliRunner
-
 from palace_solver.cli.main import cli
-from palace_solver.rules import Rules
-from palace_solver.swap import deal_for, layouts, rank_layouts
+
+from palace_solver.game.rules import Rules
+from palace_solver.jobs.swap import deal_for, layouts, rank_layouts
 
 
 def run(*args):

@@ -4,15 +4,21 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
-from palace_solver import swap_table as st
-from palace_solver.batch import task_seed
-from palace_solver.bots import make_bot
-from palace_solver.cards import parse_rank
 from palace_solver.cli.main import cli
-from palace_solver.game import play_game
-from palace_solver.rules import Rules
-from palace_solver.swap_table import card_class, class_legend, layout_class, swap_table, wilson
+
+from palace_solver.agents.play import play_game
+from palace_solver.game.cards import parse_rank
+from palace_solver.game.rules import Rules
+from palace_solver.jobs import swap_table as st
+from palace_solver.jobs.batch import task_seed
+from palace_solver.jobs.swap_table import (
+    card_class,
+    class_legend,
+    layout_class,
+    swap_table,
+    wilson,
+)
+from palace_solver.sample.policies import make_bot
 
 
 def test_classes_follow_the_rules():

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from palace_solver.batch import run_batch
-from palace_solver.bots import GreedyBot
-from palace_solver.game import _sample
-from palace_solver.method_bots import HandTracker, determinize
-from palace_solver.rules import Rules
-from palace_solver.state import State
+from palace_solver.agents.method_bots import HandTracker, determinize
+from palace_solver.agents.play import _sample
+from palace_solver.game.rules import Rules
+from palace_solver.game.state import State
+from palace_solver.jobs.batch import run_batch
+from palace_solver.sample.policies import GreedyBot
 
 _spec = importlib.util.spec_from_file_location(
     "tournament", Path(__file__).resolve().parents[1] / "benchmarks" / "tournament.py")
@@ -87,7 +87,7 @@ def test_openspiel_pairing_replays_the_start():
 
 def test_tracker_matches_openspiel_known_cards():
     pyspiel = pytest.importorskip("pyspiel")
-    import palace_solver.openspiel_game  # noqa: F401
+    import palace_solver.interop.openspiel_game  # noqa: F401
     game = pyspiel.load_game("python_palace", {"players": 2})
     rng = random.Random(5)
     st = game.new_initial_state()

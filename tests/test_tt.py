@@ -7,9 +7,9 @@ import struct
 
 import pytest
 
-from palace_solver.moves import Move
-from palace_solver.rules import Rules
-from palace_solver.state import OVER, PLAY_PHASE, State
+from palace_solver.game.moves import Move
+from palace_solver.game.rules import Rules
+from palace_solver.game.state import OVER, PLAY_PHASE, State
 
 _engine = pytest.importorskip("palace_solver._engine")
 CState = _engine.CState

@@ -1,16 +1,15 @@
-"""One test (at least) per variant switch of palace_solver.rules.VARIANTS, named after it,
+"""One test (at least) per variant switch of palace_solver.game.rules.VARIANTS, named after it,
 each showing the variant's effect against the standard rules on the same position."""
 from __future__ import annotations
 
 from fractions import Fraction
 
 import pytest
+from stateutil import build, hand, moves, pile, play, rank, up
 
 from palace_solver import VARIANTS, Rules, State
-from palace_solver.cards import JOKER
-from palace_solver.state import LAYOUT_PHASE, PLAY_PHASE
-
-from stateutil import build, hand, moves, pile, play, rank, up
+from palace_solver.game.cards import JOKER
+from palace_solver.game.state import LAYOUT_PHASE, PLAY_PHASE
 
 STD = Rules()
 

@@ -5,24 +5,24 @@ uncertainty).
 Two methods, chosen by ``method``:
 
 ``"sampled"`` (determinization, also ``"determinization"``). Sample ``i`` deals the hidden
-hand cards (:mod:`palace_solver.sampler`, its own seed from ``(seed, i)``) and values every
+hand cards (:mod:`palace_solver.sample.sampler`, its own seed from ``(seed, i)``) and values every
 legal move of the player to move in that deal:
 
 - draw pile empty and at most ``exact_cards`` cards in play (hands, face-up, face-down):
-  the exact solver (:func:`palace_solver.exact.solve_exact`); face-down cards stay chance
+  the exact solver (:func:`palace_solver.solve.solver.solve_exact`); face-down cards stay chance
   events, exactly as in exact mode;
-- otherwise a depth-limited expectimax over the engine (:class:`palace_solver.rollout.
+- otherwise a depth-limited expectimax over the engine (:class:`palace_solver.sample.rollout.
   Expectimax`): ``depth`` decision plies (default 1: each move, then the horizon), chance
   nodes for draws and flips (all outcomes when few, else sparse sampling), and at the
   horizon the mean of short playouts by the ``greedy`` bot, capped at
-  :data:`~palace_solver.rollout.PLAYOUT_CAP` decisions (then scored as a draw).
+  :data:`~palace_solver.sample.rollout.PLAYOUT_CAP` decisions (then scored as a draw).
 
 A move's figure is the mean over samples of its per-sample loss vector. The position's
 figure is the figure of the best move (lowest mean loss for the mover): the mover has to
 choose one move without seeing the hidden cards, so the per-sample best (which would see
 them: "strategy fusion") is not used.
 
-``"ismcts"``: single-observer Information Set MCTS (:mod:`palace_solver.ismcts`).
+``"ismcts"``: single-observer Information Set MCTS (:mod:`palace_solver.sample.ismcts`).
 
 Intervals. For a figure estimated from n values x_1..x_n in [0, 1] (one per sample): the
 mean plus or minus t_{0.975, n-1} * s / sqrt(n) (Student's t with the sample standard
@@ -44,67 +44,36 @@ a time budget bounds the run).
 """
 from __future__ import annotations
 
-import math
 import multiprocessing as mp
 import random
 import time
 
-from .exact import Analysis, MoveValue, rank_moves, solve_exact
-from .position import Position
+from ..game.position import Position
+from ..solve.compiled import solve_compiled
+from ..solve.engine import compiled as compiled_module
+from ..solve.engine import cython_available, make_state
+from ..solve.results import Analysis, MoveValue, rank_moves
+from ..solve.solver import solve_exact
+from .ismcts import analyze_ismcts
 from .rollout import Expectimax
 from .sampler import sample_rng, sample_state
+from .stats import mean_ci
 
-__all__ = ["METHODS", "analyze_sampled", "determinization_values", "mean_ci", "t975"]
+__all__ = ["METHODS", "analyze_sampled", "determinization_values"]
 
 METHODS = ("sampled", "determinization", "ismcts")
 
 #: Samples (determinization) and iterations (ISMCTS) when neither a count nor a time budget
 #: is given.
 DEFAULT_SAMPLES = 100
-DEFAULT_ITERATIONS = 2000
 #: Upper bound on samples when only a time budget is given.
 MAX_SAMPLES = 1_000_000
-
-# Student's t, 97.5% quantile, for 1..30 degrees of freedom.
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-         2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-         2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
-
-
-def t975(df: int) -> float:
-    """The 97.5% quantile of Student's t with ``df`` degrees of freedom (table to 30, then
-    the first terms of the Cornish-Fisher expansion around 1.96)."""
-    if df < 1:
-        return math.inf
-    if df <= len(_T975):
-        return _T975[df - 1]
-    z = 1.959964
-    return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df * df)
-
-
-def mean_ci(values) -> tuple[float, float, float]:
-    """``(mean, lo, hi)``: the mean of values in [0, 1] and its 95% interval (module doc)."""
-    n = len(values)
-    if n == 0:
-        return 0.0, 0.0, 1.0
-    mean = math.fsum(values) / n
-    if n == 1:
-        return mean, 0.0, 1.0
-    var = math.fsum((x - mean) ** 2 for x in values) / (n - 1)
-    half = t975(n - 1) * math.sqrt(var / n) if var > 1e-24 else 3.0 / n
-    return mean, max(0.0, mean - half), min(1.0, mean + half)
-
 
 # -- determinization ----------------------------------------------------------------------
 
 def _compiled_exact() -> bool:
-    """Whether solve_exact's compiled path (search.py over the extension) is usable."""
-    try:
-        from . import _engine
-        from .search import solve_compiled  # noqa: F401
-    except ImportError:
-        return False
-    return hasattr(_engine, "ExactGraph")
+    """Whether the compiled exact path (:mod:`palace_solver.solve.compiled`) is usable."""
+    return cython_available() and hasattr(compiled_module(), "ExactGraph")
 
 
 #: Determinizations without a draw pile and with at most this many cards in play are solved
@@ -127,7 +96,6 @@ def _exact_values(state, compiled: bool, sample_time) -> dict | None:
         return hit
     if compiled:
         try:
-            from .search import solve_compiled
             a = solve_compiled(state, time_budget=sample_time or 0.1, max_nodes=EXACT_MAX_NODES)
         except ImportError:
             return None
@@ -151,7 +119,6 @@ def _cards_in_play(state) -> int:
 def _search_state(state, engine):
     if engine != "python":
         try:
-            from .engine import make_state
             return make_state(state, "cython")
         except Exception:  # noqa: BLE001 - extension missing or stale: the reference engine
             pass
@@ -252,7 +219,7 @@ def analyze_sampled(pos: Position, *, method: str = "sampled", time_budget: floa
     """Estimated loss probabilities of ``pos`` and of each legal move, with 95% intervals.
 
     ``samples``: determinizations (``"sampled"``) or iterations (``"ismcts"``); default
-    :data:`DEFAULT_SAMPLES` / :data:`DEFAULT_ITERATIONS`, or as many as ``time_budget``
+    :data:`DEFAULT_SAMPLES` / :data:`~palace_solver.sample.ismcts.DEFAULT_ITERATIONS`, or as many as ``time_budget``
     (seconds) allows when only that is given. ``depth``: decision plies of the per-sample
     search (determinization) when the exact solver is out of reach. ``options``: for
     ``"sampled"``: ``exact_cards``, ``rollouts``, ``chance_width``, ``policy``; for
@@ -270,7 +237,6 @@ def analyze_sampled(pos: Position, *, method: str = "sampled", time_budget: floa
         raise ValueError(f"samples must be at least 1, got {samples}")
     jobs = max(1, int(jobs or 1))
     if method == "ismcts":
-        from .ismcts import analyze_ismcts
         return analyze_ismcts(pos, iterations=samples, time_budget=time_budget, seed=seed,
                               jobs=jobs, progress=progress, engine=engine, **options)
     if samples is None and time_budget is None:

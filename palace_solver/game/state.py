@@ -17,6 +17,7 @@ from fractions import Fraction
 from .cards import ACE, JACK, KING, NRANK, ORDERED_RANKS, QUEEN, RANKS, TEN, TWO
 from .moves import FLIP, PICKUP, IllegalMoveError, Move
 from .rules import Rules
+from .text import state_text
 
 CHANCE = -1
 TERMINAL = -4
@@ -445,8 +446,7 @@ class State:
 
     def describe(self) -> str:
         """A one-line description used in error messages (the text form of the position)."""
-        from .position import to_text  # late import: position depends on this module
         try:
-            return to_text(self)
+            return state_text(self)
         except Exception:  # noqa: BLE001 - a description must never raise
             return f"<state phase={self.phase} to_move={self.to_move}>"

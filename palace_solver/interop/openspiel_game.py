@@ -1,7 +1,7 @@
 """Palace as an OpenSpiel game: ``pyspiel.load_game("python_palace(players=3,variants=seven_low)")``.
 
 Importing this module registers the game ``python_palace`` with OpenSpiel. It wraps the
-reference engine (:mod:`palace_solver.state`) step for step: the same decisions, the same
+reference engine (:mod:`palace_solver.game.state`) step for step: the same decisions, the same
 chance events (one card revealed from the unseen pool per deal, refill draw, flip or start
 card), the same results. The core package never imports ``pyspiel``; only this module does.
 
@@ -82,13 +82,13 @@ from fractions import Fraction
 try:
     import pyspiel
 except ImportError as e:  # pragma: no cover - exercised only without open_spiel
-    raise ImportError("palace_solver.openspiel_game needs OpenSpiel (the open_spiel package); "
+    raise ImportError("palace_solver.interop.openspiel_game needs OpenSpiel (the open_spiel package); "
                       "install it with `pip install .[openspiel]`") from e
 
-from .cards import NRANK, RANKS, names, rank_name
-from .moves import FLIP, LAYOUT, PICKUP, PLAY, Move
-from .rules import Rules, RulesError
-from .state import HAND, State
+from ..game.cards import NRANK, RANKS, names, rank_name
+from ..game.moves import FLIP, LAYOUT, PICKUP, PLAY, Move
+from ..game.rules import Rules, RulesError
+from ..game.state import HAND, State
 
 SHORT_NAME = "python_palace"
 DEFAULT_MAX_TURNS = 1000

@@ -7,7 +7,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from .cards import ACE, DECK_RANKS, EIGHT, FIVE, JACK, JOKER, KING, NRANK, SEVEN, TEN, THREE
+from .cards import (
+    ACE,
+    DECK_RANKS,
+    EIGHT,
+    FIVE,
+    JACK,
+    JOKER,
+    KING,
+    NRANK,
+    SEVEN,
+    TEN,
+    THREE,
+)
 
 #: Every variant switch of RULES.md, in the order of its table.
 VARIANTS = (

@@ -1,10 +1,10 @@
 """Determinization: deal the hidden hand cards of a position, consistently with what the
 analyzing player knows.
 
-What is sampled. A :class:`~palace_solver.position.Position` counts its hidden cards: the
+What is sampled. A :class:`~palace_solver.game.position.Position` counts its hidden cards: the
 unseen pool (the deck minus every known card) is split among the unknown hand cards of the
 players, the face-down cards and the draw pile. The reference engine keeps face-down cards
-and the draw pile in an unseen pool and draws from it at reveal time (state.py), so only the
+and the draw pile in an unseen pool and draws from it at reveal time (game/state.py), so only the
 unknown *hand* cards need a deal: :func:`sample_state` deals them, every known card stays
 where it is, and the rest of the unseen cards become the State's pool.
 
@@ -26,9 +26,9 @@ import random
 from fractions import Fraction
 from math import comb
 
-from .cards import NRANK, RANKS
-from .position import PlayerPosition, Position
-from .state import State
+from ..game.cards import NRANK, RANKS
+from ..game.position import PlayerPosition, Position
+from ..game.state import State
 
 __all__ = ["consistent_deals", "deal_probability", "hidden_slots", "sample_deal",
            "sample_rng", "sample_state", "state_with_hands"]
@@ -80,7 +80,7 @@ def sample_state(pos: Position, rng: random.Random | int = 0) -> State:
     unseen pool uniformly (module doc); known cards are kept; face-down cards and the draw
     pile stay in the State's pool.
 
-    >>> from palace_solver.position import from_text
+    >>> from palace_solver.game.position import from_text
     >>> pos = from_text("me: 3 / - / 0 ; bob: ?2 / - / 0 | burned 2 2 2 2 3 3 3 4 4 4 4 "
     ...     "5 5 5 5 6 6 6 6 7 7 7 7 8 8 8 8 9 9 9 9 10 10 10 10 J J J J Q Q Q Q K K K K A A"
     ...     " | to_move 0")

@@ -24,17 +24,13 @@ from __future__ import annotations
 
 import heapq
 import time
-from dataclasses import dataclass, field
 from fractions import Fraction
 
-from .moves import Move
-from .state import State
+from ..game.moves import Move
+from ..game.state import State
+from .results import Analysis, MoveValue, check_exact, rank_moves
 
 HALF = Fraction(1, 2)
-
-
-class NotExactError(ValueError):
-    """The position has hidden cards other than face-down ones: it needs sampling."""
 
 
 def progress(s: State) -> int:
@@ -48,54 +44,6 @@ def draw_value(s: State) -> list[Fraction]:
     act = s.active()
     share = Fraction(1, len(act))
     return [share if not s.out[p] else Fraction(0) for p in range(s.n)]
-
-
-def check_exact(s: State) -> None:
-    """:raises NotExactError: unless every hand is known and the draw pile is empty."""
-    if s.draw_pile:
-        raise NotExactError(f"not an exact-mode position: {s.draw_pile} cards in the draw pile")
-
-
-@dataclass
-class MoveValue:
-    move: Move
-    loss: list
-
-
-@dataclass
-class Analysis:
-    """What ``palace analyze`` reports (POSITION.md)."""
-
-    method: str
-    to_move: int
-    loss: list
-    moves: list[MoveValue]
-    stats: dict = field(default_factory=dict)
-    ci95: list | None = None
-    samples: int | None = None
-    #: the solved graph (compiled ExactGraph), kept for --line and --tree; not serialized
-    graph: object = field(default=None, repr=False, compare=False)
-
-    @property
-    def best_move(self) -> Move | None:
-        return self.moves[0].move if self.moves else None
-
-    def to_json(self) -> dict:
-        out = {"method": self.method, "to_move": self.to_move,
-               "loss_probability": [float(x) for x in self.loss],
-               "best_move": str(self.best_move) if self.moves else None,
-               "moves": [{"move": str(m.move), "loss_probability": [float(x) for x in m.loss]}
-                         for m in self.moves]}
-        if self.ci95 is not None:
-            out["ci95"] = [[float(a), float(b)] for a, b in self.ci95]
-            out["samples"] = self.samples
-        out["stats"] = self.stats
-        return out
-
-
-def rank_moves(mover: int, moves: list[MoveValue]) -> list[MoveValue]:
-    """Best first for the mover: lowest own loss; ties keep the legal-move order."""
-    return sorted(moves, key=lambda m: m.loss[mover])
 
 
 class ExactSolver:
@@ -317,19 +265,3 @@ def _solve_layer_np(solver: ExactSolver, nodes: list[int], max_sweeps: int = 100
             solver.value[u] = new[u]
         if not changed:
             break
-
-
-def solve_exact(state: State, *, time_budget=None, depth=None, hash_mb: int = 256,
-                engine: str | None = None) -> Analysis:
-    """Analysis of a decision node in exact mode.
-
-    ``engine``: ``"python"`` (this module's reference solver), ``"cython"`` (the compiled
-    solver), or None for the compiled one when it is built.
-    """
-    if engine is None:
-        from .engine import cython_available
-        engine = "cython" if cython_available() else "python"
-    if engine == "python":
-        return ExactSolver(state).analysis()
-    from .search import solve_compiled
-    return solve_compiled(state, time_budget=time_budget, depth=depth, hash_mb=hash_mb)

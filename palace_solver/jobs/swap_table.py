@@ -2,7 +2,7 @@
 the swap phase, for each player count, from games played by the engine's bots.
 
 Classes of face-up layout. A layout is the multiset of its cards' *classes*, read from the
-rule set (never hard-coded per variant: :class:`palace_solver.rules.Rules` answers)::
+rule set (never hard-coded per variant: :class:`palace_solver.game.rules.Rules` answers)::
 
     R  reset        2 (legal on anything, the next player may play anything)
     B  burn         10; A or K under aces_burn / kings_burn
@@ -20,8 +20,8 @@ far less. Three cards over five classes (standard rules) make 35 classes, a tabl
 a screen and whose rows fill up in a few thousand games; exact rank multisets would make
 455 rows, most too rare for a useful interval.
 
-Games. Each game of ``n`` players is dealt from its own seed (:func:`palace_solver.batch.
-task_seed` of the table's seed and ``n:game``) and played by :func:`palace_solver.game.
+Games. Each game of ``n`` players is dealt from its own seed (:func:`palace_solver.jobs.batch.
+task_seed` of the table's seed and ``n:game``) and played by :func:`palace_solver.agents.play.
 play_game` with ``bot`` in every seat, under its draw rules (a repeated position or the turn
 cap is a draw). ``layout="bot"`` (default): each player lays out as the bot does (greedy:
 specials then its highest cards face up), so the table answers "how often do I lose with
@@ -41,11 +41,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .batch import task_seed
-from .bots import Bot, make_bot
-from .cards import JOKER, ORDERED_RANKS, TWO, rank_name
-from .moves import LAYOUT
-from .rules import Rules
+from ..agents.play import DEFAULT_TURN_CAP, play_game
+from ..game.cards import JOKER, ORDERED_RANKS, TWO, rank_name
+from ..game.moves import LAYOUT
+from ..game.rules import Rules
+from ..sample.policies import Bot, make_bot
+from .batch import run_batch, task_seed
 
 __all__ = ["CLASSES", "card_class", "layout_class", "class_legend", "wilson",
            "table_tasks", "table_task", "merge_table", "SwapTable"]
@@ -130,7 +131,6 @@ def table_tasks(rules: Rules, players, games: int, seed: int = 0, bot: str = "gr
     """The batch tasks of the table: for each player count, ``games`` games in tasks of
     :data:`GAMES_PER_TASK`; game ``g`` of ``n`` players is seeded by
     ``task_seed(seed, f"{n}:{g}")``, so the split into tasks changes nothing."""
-    from .game import DEFAULT_TURN_CAP
     return [{"id": f"{n}:{g0}", "rules": rules.to_json(), "players": n, "bot": bot,
              "layout": layout, "seed": seed, "first": g0,
              "games": min(GAMES_PER_TASK, games - g0),
@@ -140,7 +140,6 @@ def table_tasks(rules: Rules, players, games: int, seed: int = 0, bot: str = "gr
 
 def table_task(task: dict) -> dict:
     """One task: per class, ``[player-games, losses, draws]`` over its games."""
-    from .game import play_game
     rules = Rules.from_json(task["rules"])
     n = task["players"]
     bot = make_bot(task["bot"])
@@ -250,10 +249,9 @@ def swap_table(rules: Rules, players, games: int, seed: int = 0, bot: str = "gre
                progress=False) -> SwapTable:
     """Play the games through the batch layer and merge them.
 
-    :raises palace_solver.batch.BatchError: an ``output`` of another table, Ray missing.
+    :raises palace_solver.jobs.batch.BatchError: an ``output`` of another table, Ray missing.
     :raises ValueError: an unknown bot or layout mode.
     """
-    from .batch import run_batch
     if layout not in LAYOUT_MODES:
         raise ValueError(f"unknown layout mode {layout!r} (known: {', '.join(LAYOUT_MODES)})")
     bot = make_bot(bot).name

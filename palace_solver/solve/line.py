@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from .cards import rank_name
+from ..game.cards import rank_name
 
 
 @dataclass

@@ -3,7 +3,7 @@
 Why a knowledge state. At a real table the user sees their own hand, every face-up card, the
 pile, the burns and every card a player picks up; the others' hands are only partly known and
 the draw pile and face-down cards not at all. The session keeps that record in a reference
-:class:`~palace_solver.state.State` whose rank counts use index ``UNKNOWN`` (0, unused by the
+:class:`~palace_solver.game.state.State` whose rank counts use index ``UNKNOWN`` (0, unused by the
 ranks) for the hand cards the user has not seen, and whose unseen pool holds every card the
 user has not seen (draw pile + face-down cards + the others' unknown hand cards). The rules
 engine then does everything the rules say (legality, burns, refills, players going out,
@@ -40,11 +40,20 @@ import os
 import tempfile
 from dataclasses import dataclass, field, replace
 
-from .cards import NRANK, ORDERED_RANKS, RANKS, CardError, parse_rank, rank_name, ranks_of
-from .moves import FLIP, PICKUP, PLAY, IllegalMoveError, InvalidMoveError, Move
-from .position import PlayerPosition, Position
-from .rules import Rules, RulesError
-from .state import FACE_DOWN, FACE_UP, HAND, PLAY_PHASE, State
+from ..analysis import analyze, is_exact_mode
+from ..game.cards import (
+    NRANK,
+    ORDERED_RANKS,
+    RANKS,
+    CardError,
+    parse_rank,
+    rank_name,
+    ranks_of,
+)
+from ..game.moves import FLIP, PICKUP, PLAY, IllegalMoveError, InvalidMoveError, Move
+from ..game.position import PlayerPosition, Position
+from ..game.rules import Rules, RulesError
+from ..game.state import FACE_DOWN, FACE_UP, HAND, PLAY_PHASE, State
 
 __all__ = ["LiveError", "Reply", "Session", "Setup", "UNKNOWN", "SESSION_FORMAT"]
 
@@ -900,7 +909,6 @@ def _ordinal(k: int) -> str:
 
 def _analysis_child(conn, pos_json, time_budget, seed, engine):
     try:
-        from .analysis import analyze, is_exact_mode
 
         pos = Position.from_json(pos_json)
         try:

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import random
 
-from .cards import ORDERED_RANKS, TWO
-from .moves import LAYOUT, PICKUP, PLAY, Move
-from .rules import Rules
-from .state import State
+from ..game.cards import ORDERED_RANKS, TWO
+from ..game.moves import LAYOUT, PICKUP, PLAY, Move
+from ..game.rules import Rules
+from ..game.state import State
 
 __all__ = ["BOTS", "Bot", "GreedyBot", "LowestBot", "RandomBot", "make_bot"]
 

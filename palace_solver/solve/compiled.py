@@ -2,16 +2,18 @@
 when the graph is too large for the budget.
 
 :func:`solve_compiled` first enumerates the whole graph (``ExactGraph``: exact values, the
-method of :mod:`palace_solver.exact`). When the graph outgrows ``max_nodes`` or half the
-time budget, it answers with iterative deepening instead (:mod:`palace_solver.deepening`):
+method of :mod:`palace_solver.solve.exact`). When the graph outgrows ``max_nodes`` or half the
+time budget, it answers with iterative deepening instead (:mod:`palace_solver.solve.deepening`):
 values to the depth reached, with the horizon evaluation at the cut-off.
 """
 from __future__ import annotations
 
 import time
 
-from .exact import Analysis, MoveValue, check_exact, rank_moves
-from .state import State
+from ..game.state import State
+from .deepening import search_deepening
+from .engine import _module
+from .results import Analysis, MoveValue, check_exact, rank_moves
 
 DEFAULT_MAX_NODES = 25_000_000   # about 4.5 GB of graph (~180 bytes a position)
 #: Deepening time when the graph outgrows the node budget and no time budget was given.
@@ -25,7 +27,6 @@ def solve_compiled(state: State, *, time_budget: float | None = None, depth: int
 
     ``depth`` forces the depth-limited search to that depth (no exact graph).
     """
-    from .engine import _module
 
     eng = _module()
     check_exact(state)
@@ -44,7 +45,6 @@ def solve_compiled(state: State, *, time_budget: float | None = None, depth: int
             return Analysis("exact", mover, g.root_value(), rank_moves(mover, moves), stats,
                             graph=g)
         del g
-    from .deepening import search_deepening
 
     # Past the node budget with no time budget: deepen for a bounded time, not forever.
     left = (FALLBACK_SECONDS if time_budget is None

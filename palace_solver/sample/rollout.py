@@ -6,7 +6,7 @@ makes the game long and every refill is a chance event), so the sampled analysis
 with a short lookahead and a playout at the horizon:
 
 - :func:`playout`: the game played to its end by a bot policy (``greedy`` by default:
-  bots.py), chance events drawn from the pool with the given generator. A playout longer
+  policies.py), chance events drawn from the pool with the given generator. A playout longer
   than ``cap`` decisions is scored as a draw (the players still in share the loss, as
   RULES.md scores endless play).
 - :func:`expectimax`: decision nodes to ``depth`` plies, each mover minimising its own
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import random
 
-from .bots import make_bot
+from .policies import make_bot
 
 #: Decisions after which a playout is scored as a draw.
 PLAYOUT_CAP = 400

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import time
 
-from .exact import Analysis, MoveValue, rank_moves
-from .state import State
+from ..game.state import State
+from .engine import _module
+from .results import Analysis, MoveValue, rank_moves
 
 MAX_DEPTH = 200
 
@@ -29,7 +30,6 @@ def search_deepening(state: State, *, time_budget: float | None = None,
     With neither ``time_budget`` nor ``depth``, deepens until the values are exact.
     ``star2`` picks the chance-node probing (see the module docstring).
     """
-    from .engine import _module
 
     eng = _module()
     t0 = time.perf_counter()

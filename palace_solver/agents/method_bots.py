@@ -7,7 +7,7 @@ cards at the deal) until they are played.
 
 ``det`` (:class:`DetBot`): determinization over the compiled engine. Each decision deals
 the unknown hand cards of the others ``samples`` times (uniformly from the cards the seat
-has not seen, as :mod:`palace_solver.sampler` does), values every legal move in each deal
+has not seen, as :mod:`palace_solver.sample.sampler` does), values every legal move in each deal
 with the compiled iterative-deepening search (``DeepSearch``: alpha-beta, Star pruning
 at the face-down flips and draws, the fitted horizon evaluation at the cut-off) within
 ``deal_nodes`` nodes, and plays the move with the lowest mean loss. When no hand card is
@@ -25,7 +25,7 @@ evaluation is fitted on positions without a draw pile; with one, measured agains
 ``greedy`` over full deals, the depth-limited search lost (scores 0.41-0.46), and deeper
 was worse.
 
-``ismcts`` (:class:`IsmctsBot`): SO-ISMCTS (:mod:`palace_solver.ismcts`, greedy playouts)
+``ismcts`` (:class:`IsmctsBot`): SO-ISMCTS (:mod:`palace_solver.sample.ismcts`, greedy playouts)
 on the same view, ``iterations`` per decision, with the same ``draw_limit`` rule (with the
 draw pile in play it lost to ``greedy`` too: 0.30 over 10 full deals at 50 iterations).
 
@@ -37,10 +37,12 @@ from __future__ import annotations
 import random
 import time
 
-from .bots import GreedyBot
-from .cards import NRANK, RANKS
-from .position import Position
-from .state import PLAY_PHASE, State
+from ..game.cards import NRANK, RANKS
+from ..game.position import Position
+from ..game.state import PLAY_PHASE, State
+from ..sample.ismcts import analyze_ismcts
+from ..sample.policies import GreedyBot
+from ..solve.engine import compiled
 
 __all__ = ["DetBot", "HandTracker", "IsmctsBot", "METHOD_BOTS", "determinize", "view_position"]
 
@@ -185,7 +187,6 @@ class DetBot(_Base):
         self.exact_mode_nodes = exact_mode_nodes
         self.hash_mb, self.safety_seconds = hash_mb, safety_seconds
         self.stats.update(solves=0, nodes=0, safety_stops=0)
-        from .engine import compiled
         self._eng = compiled()
 
     def _solve(self, det: State, budget: int):
@@ -272,7 +273,6 @@ class IsmctsBot(_Base):
         m = self._trivial(state, rng)
         if m is not None:
             return m
-        from .ismcts import analyze_ismcts
         t0 = time.perf_counter()
         pos = view_position(state, state.to_move, self.tracker).validate()
         a = analyze_ismcts(pos, iterations=self.iterations,

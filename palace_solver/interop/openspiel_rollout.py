@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 from open_spiel.python.algorithms import mcts
 
-from .engine import compiled
+from ..solve.engine import compiled
 
 
 class CompiledRollouts(mcts.Evaluator):

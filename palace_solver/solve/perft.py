@@ -3,7 +3,7 @@ counting as a step with one branch per unseen rank. The compiled ``CState.perft`
 the same counts (tests/test_parity.py, benchmarks/perft.py)."""
 from __future__ import annotations
 
-from .state import State
+from ..game.state import State
 
 
 def perft(s: State, depth: int, counter: list[int] | None = None) -> int:

@@ -16,12 +16,12 @@ uses availability counts: child value + ``c * sqrt(ln(availability) / visits)``,
 availability counts the iterations in which the move was legal at its parent. A node's value
 for the player who moves there is 1 - that player's mean loss. Expansion adds one untried
 legal move (chosen uniformly) per iteration; the simulation is a playout by the ``greedy``
-bot (:func:`palace_solver.rollout.playout`); every node on the path gets the playout's loss
+bot (:func:`palace_solver.sample.rollout.playout`); every node on the path gets the playout's loss
 vector. ``c`` defaults to 0.7 (losses lie in [0, 1]).
 
 Report. Root moves are ranked best first by visits (the "robust child"), ties by lower mean
 loss for the mover; each move's figures are the mean loss vectors of the iterations through
-it, with the interval of :func:`palace_solver.sampled.mean_ci` computed as if those
+it, with the interval of :func:`palace_solver.sample.stats.mean_ci` computed as if those
 iterations were independent (they are not quite: the tree policy adapts), so the intervals
 are indicative. The position's figures are those of the first move.
 
@@ -35,14 +35,18 @@ import multiprocessing as mp
 import random
 import time
 
-from .exact import Analysis, MoveValue
-from .position import Position
+from ..game.position import Position
+from ..solve.engine import make_state
+from ..solve.results import Analysis, MoveValue
 from .rollout import chance_sample, playout
 from .sampler import sample_state
+from .stats import ci_from_sums
 
 __all__ = ["Node", "analyze_ismcts", "ismcts_tree"]
 
 EXPLORATION = 0.7
+#: Iterations when neither a count nor a time budget is given.
+DEFAULT_ITERATIONS = 2000
 
 
 class Node:
@@ -61,7 +65,6 @@ class Node:
 def _to_engine(state, engine):
     if engine != "python":
         try:
-            from .engine import make_state
             return make_state(state, "cython")
         except Exception:  # noqa: BLE001 - extension missing: the reference engine
             pass
@@ -135,24 +138,10 @@ def _tree_worker(args):
     return ismcts_tree(pos, iters, seed, k, budget, c, policy, engine)
 
 
-def _ci(visits, s, sq):
-    """``mean_ci`` from sums (same formula as :func:`palace_solver.sampled.mean_ci`)."""
-    from .sampled import t975
-    if visits == 0:
-        return 0.0, 0.0, 1.0
-    mean = s / visits
-    if visits == 1:
-        return mean, 0.0, 1.0
-    var = max(0.0, (sq - visits * mean * mean) / (visits - 1))
-    half = t975(visits - 1) * math.sqrt(var / visits) if var > 1e-12 else 3.0 / visits
-    return mean, max(0.0, mean - half), min(1.0, mean + half)
-
-
 def analyze_ismcts(pos: Position, iterations: int | None = None, time_budget: float | None = None,
                    seed: int = 0, jobs: int = 1, progress=None, engine: str | None = None,
                    c: float = EXPLORATION, policy: str = "greedy") -> Analysis:
     """ISMCTS analysis of ``pos`` for the player to move (module doc)."""
-    from .sampled import DEFAULT_ITERATIONS
     if iterations is None and time_budget is None:
         iterations = DEFAULT_ITERATIONS
     t0 = time.perf_counter()
@@ -188,7 +177,7 @@ def analyze_ismcts(pos: Position, iterations: int | None = None, time_budget: fl
     rows = []
     for m in order:
         v, s, sq = stats[m]
-        est = [_ci(v, s[i], sq[i]) for i in range(n)]
+        est = [ci_from_sums(v, s[i], sq[i]) for i in range(n)]
         rows.append((m, v, est))
     rows.sort(key=lambda r: (-r[1], r[2][mover][0]))
     moves = [MoveValue(m, [e[0] for e in est]) for m, _, est in rows]

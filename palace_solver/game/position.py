@@ -57,7 +57,7 @@ it only matters under ``back_to_last_player``).
 >>> from_text("t t / 3 / 3 ; k / 4 / 3 | TO_MOVE 0 | draw 0")
 Traceback (most recent call last):
 ...
-palace_solver.position.InvalidPositionError: invalid position: 47 unseen cards but 6 face-down + 0 unknown hand + 0 draw pile
+palace_solver.game.position.InvalidPositionError: invalid position: 47 unseen cards but 6 face-down + 0 unknown hand + 0 draw pile
 """
 from __future__ import annotations
 
@@ -69,6 +69,8 @@ from dataclasses import dataclass, field
 
 from .cards import JOKER, NRANK, RANKS, CardError, parse_rank, rank_name, ranks_of
 from .rules import VARIANTS, Rules, RulesError
+from .state import PLAY_PHASE, State
+from .text import format_text, state_text
 
 __all__ = ["InvalidPositionError", "PlayerPosition", "Position", "from_text", "load_position",
            "parse_position", "to_text"]
@@ -309,14 +311,13 @@ class Position:
 
     # -- State ----------------------------------------------------------------------------
     def to_state(self):
-        """The :class:`~palace_solver.state.State` of this position, in the play phase with
+        """The :class:`~palace_solver.game.state.State` of this position, in the play phase with
         the player to move at a decision. Every hand must be fully known (determinize a
         position with hidden hand cards first); face-down cards and the draw pile become
         the unseen pool.
 
         :raises InvalidPositionError: when a hand is not fully known.
         """
-        from .state import PLAY_PHASE, State
 
         for i, p in enumerate(self.players):
             if not p.hand_fully_known:
@@ -349,7 +350,6 @@ class Position:
         :raises InvalidPositionError: at a chance node, outside the play phase, when a
             player is out, or when the state is not a valid position.
         """
-        from .state import PLAY_PHASE
 
         if state.phase != PLAY_PHASE or state.to_move < 0:
             raise _err(f"state is not a play-phase decision "
@@ -366,7 +366,7 @@ _PLAYER_KEYS = ("name", "hand", "face_up", "face_down")
 
 
 def _raw_from_state(state, perspective=None) -> Position:
-    """A position from any state, without checks (used to describe states)."""
+    """A position from any state, without checks (:meth:`Position.from_state` checks it)."""
     players = []
     for i in range(state.n):
         hand = ranks_of(state.hands[i])
@@ -455,7 +455,6 @@ def _player_from_json(i: int, obj) -> PlayerPosition:
 
 _TOKEN = re.compile(r'(?P<space>[\s,]+)|(?P<punct>[|;/:])|(?P<str>"(?:[^"\\]|\\.)*")'
                     r'|(?P<word>[^\s,|;/:"]+)|(?P<bad>.)', re.S)
-_BARE_NAME = re.compile(r'[^\s,|;/:"]+')
 _INT = re.compile(r"[+-]?[0-9]{1,18}")
 _ALIASES = {
     "rules": "rules", "pile": "pile", "burned": "burned", "burnt": "burned",
@@ -640,40 +639,16 @@ def from_text(text: str) -> Position:
     return pos.validate()
 
 
-def _text_name(name: str) -> str:
-    if _BARE_NAME.fullmatch(name) and name.isprintable():
-        return name
-    # Readable quotes; unprintable characters (line separators, controls) as escapes.
-    return json.dumps(name, ensure_ascii=not name.isprintable())
-
-
 def _text_of(pos: Position) -> str:
-    def cards(rs):
-        return " ".join(rank_name(r) for r in rs) or "-"
-
-    players = []
-    for p in pos.players:
-        hand = [rank_name(r) for r in p.hand_known]
-        if p.hand_unknown:
-            hand.append(f"?{p.hand_unknown}")
-        s = f"{' '.join(hand) or '-'} / {cards(p.face_up)} / {p.face_down}"
-        players.append(s if p.name is None else f"{_text_name(p.name)}: {s}")
-    parts = [str(pos.rules), " ; ".join(players), f"pile {cards(pos.pile)}"]
-    if pos.burned:
-        parts.append(f"burned {cards(pos.burned)}")
-    parts += [f"draw {pos.draw_pile}", f"to_move {pos.to_move}"]
-    if pos.perspective is not None:
-        parts.append(f"perspective {pos.perspective}")
-    if pos.direction != 1:
-        parts.append(f"direction {pos.direction}")
-    if pos.last_player is not None:
-        parts.append(f"last_player {pos.last_player}")
-    return " | ".join(parts)
+    return format_text(pos.rules, [(p.name, p.hand_known, p.hand_unknown, p.face_up, p.face_down)
+                                   for p in pos.players],
+                       pos.pile, pos.burned, pos.draw_pile, pos.to_move, pos.perspective,
+                       pos.direction, pos.last_player)
 
 
 def to_text(position) -> str:
     """The canonical one-line text form of a :class:`Position` or a
-    :class:`~palace_solver.state.State`.
+    :class:`~palace_solver.game.state.State`.
 
     A state that is not a play-phase decision node (a chance node, the deal, a player
     out) is described as well as the text form allows, with a trailing note that
@@ -681,18 +656,7 @@ def to_text(position) -> str:
     """
     if isinstance(position, Position):
         return _text_of(position)
-    s = position
-    text = _text_of(_raw_from_state(s))
-    notes = []
-    if s.phase != "play":
-        notes.append(f"phase {s.phase}")
-    if s.pending is not None:
-        kind, p, k = s.pending
-        notes.append(f"chance {kind} player {p} x{k}")
-    out = [i for i in range(s.n) if s.out[i]]
-    if out:
-        notes.append("out " + " ".join(map(str, out)))
-    return text + "".join(f" | {x}" for x in notes)
+    return state_text(position)
 
 
 def parse_position(text: str) -> Position:

@@ -9,10 +9,10 @@ unseen pool) from its own seed, the same for every layout (common random numbers
 layouts are compared on the same deals and the same chance events, which makes their
 differences far less noisy than their levels). The other players lay out and every player
 plays with the ``bot`` policy (``greedy`` by default); the game is played to the end by
-:func:`palace_solver.rollout.playout`, a game longer than its cap scored as a draw.
+:func:`palace_solver.sample.rollout.playout`, a game longer than its cap scored as a draw.
 
 A layout's figure is the mean loss share of the player over its games, with the interval of
-:func:`palace_solver.sampled.mean_ci`. The games run as batch tasks (:mod:`palace_solver.batch`:
+:func:`palace_solver.sample.stats.mean_ci`. The games run as batch tasks (:mod:`palace_solver.jobs.batch`:
 local processes or a Ray cluster, resumable from an output file); results do not depend on
 the workers.
 """
@@ -21,12 +21,15 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from .bots import make_bot
-from .cards import NRANK
-from .moves import Move
-from .rollout import playout
-from .rules import Rules
-from .state import LAYOUT_PHASE, State
+from ..game.cards import NRANK
+from ..game.moves import Move
+from ..game.rules import Rules
+from ..game.state import LAYOUT_PHASE, State
+from ..sample.policies import make_bot
+from ..sample.rollout import playout
+from ..sample.stats import mean_ci
+from ..solve.engine import make_state
+from .batch import run_batch
 
 __all__ = ["LayoutValue", "deal_for", "layouts", "rank_layouts", "swap_tasks", "swap_task"]
 
@@ -110,7 +113,6 @@ def play_layout(rules: Rules, n: int, seat: int, cards, others_up, layout: Move,
         p = s.to_move
         s.apply(layout if p == seat else b.choose(s, brng))
     try:
-        from .engine import make_state
         s = make_state(s, "cython") if not s.is_chance() else s
     except Exception:  # noqa: BLE001 - extension missing: the reference engine
         pass
@@ -150,16 +152,14 @@ def rank_layouts(rules: Rules, n: int, cards, others_up=(), seat: int = 0, games
                  seed: int = 0, jobs: int = 1, bot: str = "greedy", progress=False,
                  ray: str | None = None, output=None) -> list[LayoutValue]:
     """Layouts best first (lowest estimated loss; ties: layout order), played through the
-    batch layer (:func:`palace_solver.batch.run_batch`): local processes (``jobs``) or Ray
+    batch layer (:func:`palace_solver.jobs.batch.run_batch`): local processes (``jobs``) or Ray
     (``ray``), resumable from ``output``; the ranking does not depend on the workers.
 
     :param progress: a progress bar on stderr (True, False or ``"auto"``).
     :raises ValueError: for impossible cards (:func:`check_cards`) or a bad seat;
-        :class:`palace_solver.batch.BatchError` (a ValueError) for an ``output`` file of
+        :class:`palace_solver.jobs.batch.BatchError` (a ValueError) for an ``output`` file of
         another run or Ray missing.
     """
-    from .batch import run_batch
-    from .sampled import mean_ci
     if not 0 <= seat < n:
         raise ValueError(f"seat {seat} out of range (0 to {n - 1})")
     check_cards(rules, n, cards, others_up)

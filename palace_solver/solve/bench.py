@@ -13,8 +13,9 @@ import resource
 import time
 from importlib import resources
 
+from ..game.position import Position
 from .deepening import STAR2_OFF, STAR2_TABLE, search_deepening
-from .position import Position
+from .engine import _module
 
 
 def load_suite(path: str | None = None) -> list[tuple[str, Position]]:
@@ -35,7 +36,6 @@ def _rss_mb() -> float:
 
 def exact_time(state, seconds: float, max_nodes: int = 60_000_000) -> dict:
     """Whole-graph solve within ``seconds``: time to the exact value, or how far it got."""
-    from .engine import _module
 
     eng = _module()
     t0 = time.perf_counter()
@@ -53,7 +53,6 @@ def exact_time(state, seconds: float, max_nodes: int = 60_000_000) -> dict:
 def plain_vs_search(state, seconds: float = 2.0, hash_mb: int = 64) -> dict:
     """Deepest depth the plain expectiminimax finishes within ``seconds``; our search at the
     same depth, with Star2 (the default) and with Star1 only; the ratios of their times."""
-    from .engine import _module
 
     eng = _module()
     root = eng.CState.from_state(state)

@@ -1,12 +1,12 @@
 """One interface over the two rules engines.
 
-``"python"`` is the reference :class:`palace_solver.state.State`; ``"cython"`` is the
+``"python"`` is the reference :class:`palace_solver.game.state.State`; ``"cython"`` is the
 compiled :class:`palace_solver._engine.CState` (PLAY phase onwards: positions after the
 deal). Both offer the same OpenSpiel-shaped API: ``current_player``, ``legal_moves``,
 ``apply``, ``chance_outcomes``, ``is_chance``, ``is_terminal``, ``result``, ``clone``,
 ``key``; ``to_state`` converts a compiled state back.
 
->>> from palace_solver.engine import make_state, ENGINES
+>>> from palace_solver.solve.engine import make_state, ENGINES
 >>> ENGINES
 ('cython', 'python')
 """
@@ -25,7 +25,7 @@ class EngineUnavailableError(RuntimeError):
 
 def _module():
     try:
-        from . import _engine
+        from .. import _engine
     except ImportError as e:
         raise EngineUnavailableError(f"{_MISSING} ({e})") from None
     if not hasattr(_engine, "CState"):

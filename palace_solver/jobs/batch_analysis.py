@@ -23,8 +23,9 @@ Anything else is a bug and stops the batch (finished lines stay in the output fi
 """
 from __future__ import annotations
 
-from .exact import NotExactError
-from .position import InvalidPositionError, parse_position, to_text
+from ..analysis import analyze
+from ..game.position import InvalidPositionError, parse_position, to_text
+from ..solve.results import NotExactError
 
 __all__ = ["analysis_tasks", "analyze_task"]
 
@@ -44,7 +45,6 @@ def analysis_tasks(lines, *, time_budget=None, depth=None, hash_mb=256, method="
 
 def analyze_task(task: dict) -> dict:
     """The result record of one line (module docstring)."""
-    from .analysis import analyze  # late: keeps ``import palace_solver.batch_analysis`` light
     try:
         pos = parse_position(task["position"])
         a = analyze(pos, jobs=1, **task["options"])

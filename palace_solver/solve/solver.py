@@ -1,0 +1,27 @@
+"""The exact analysis of a decision node: the compiled solver when it is built, else the
+readable reference of :mod:`palace_solver.solve.exact`.
+
+This is the one place that chooses between the two, so that the reference solver imports
+nothing of the compiled side and the compiled driver nothing of the reference.
+"""
+from __future__ import annotations
+
+from ..game.state import State
+from .compiled import solve_compiled
+from .engine import cython_available
+from .exact import ExactSolver
+from .results import Analysis
+
+
+def solve_exact(state: State, *, time_budget=None, depth=None, hash_mb: int = 256,
+                engine: str | None = None) -> Analysis:
+    """Analysis of a decision node in exact mode.
+
+    ``engine``: ``"python"`` (the reference solver), ``"cython"`` (the compiled solver), or
+    None for the compiled one when it is built.
+    """
+    if engine is None:
+        engine = "cython" if cython_available() else "python"
+    if engine == "python":
+        return ExactSolver(state).analysis()
+    return solve_compiled(state, time_budget=time_budget, depth=depth, hash_mb=hash_mb)
