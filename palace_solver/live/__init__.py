@@ -1,2 +1,14 @@
 """The live-game assistant: a session that follows a real game from what one player sees.
-Imports the model and :mod:`palace_solver.analysis`."""
+
+Modules, each importing only those above it in this list (and the model,
+:mod:`palace_solver.analysis` and :mod:`palace_solver.jobs` below the package):
+
+- :mod:`~palace_solver.live.events`: the event language, a line to an :class:`Event`;
+  :class:`LiveError`.
+- :mod:`~palace_solver.live.hints`: the analysis in a child process; hints as data and text.
+- :mod:`~palace_solver.live.session`: the session model: setup, state, events applied,
+  undo, save/load, autosave, summary as data.
+- :mod:`~palace_solver.live.picture`: the table drawn as text.
+- :mod:`~palace_solver.live.start`: a session from the words a user types.
+- :mod:`~palace_solver.live.repl`: the prompt and the scripted driver.
+"""

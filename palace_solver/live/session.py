@@ -1,4 +1,5 @@
-"""Following a real game from one seat: the public record, what the user knows, suggestions.
+"""The live session model: following a real game from one seat, the public record and what
+the user knows.
 
 Why a knowledge state. At a real table the user sees their own hand, every face-up card, the
 pile, the burns and every card a player picks up; the others' hands are only partly known and
@@ -17,21 +18,20 @@ reversals, the variants) and the session only fills in what the user cannot see:
 A player who plays a rank they are known to hold plays the known copies first: the cards the
 session marks as known are then exactly those the user can be sure of.
 
-Event language (one event a line; names are case-insensitive, ``me`` is the user)::
-
-    bob 7x2        a play (also "bob 7 7"); "7x2" alone is a play of the player to move
-    bob pickup     take the pile;  "bob pickup 7" at the face-up stage lays the 7 first
-    bob flip 9     a face-down card turned over (a 9); if it cannot be played the player
-                   takes the pile (derived)
-    draw 7 K       the cards the user drew (others' draws are counted automatically)
-    start 5        the start card (start_card variant)
-    first bob      who plays first, when the rule cannot tell from what the user sees
-    burn           a check: the last event burned the pile (burns themselves are derived)
-    out bob        a check: bob is out (going out is derived)
-
+The events are lines of the event language (:mod:`palace_solver.live.events`).
 An impossible event raises :class:`LiveError` with the reason and changes nothing.
 Sessions are JSON (the setup and the accepted events, replayed on load); :meth:`Session.save`
 writes a temporary file and renames it over the old one.
+
+The API, for the terminal (:mod:`palace_solver.live.repl`) and for programs alike:
+``Session(setup, path)``; :meth:`Session.apply` (an event line -> :class:`Reply`, or
+:class:`LiveError` and nothing changed), :meth:`Session.undo`, :meth:`Session.save` /
+:meth:`Session.load` (one file per game, saved after every change when ``path`` is set),
+:meth:`Session.hint` (data), :meth:`Session.summary` (data; the text picture is
+:mod:`palace_solver.live.picture`).
+
+Imports the model (:mod:`palace_solver.game`), :mod:`palace_solver.live.events` and
+:mod:`palace_solver.live.hints`.
 """
 from __future__ import annotations
 
@@ -40,36 +40,20 @@ import os
 import tempfile
 from dataclasses import dataclass, field, replace
 
-from ..analysis import analyze, is_exact_mode
-from ..game.cards import (
-    NRANK,
-    ORDERED_RANKS,
-    RANKS,
-    CardError,
-    parse_rank,
-    rank_name,
-    ranks_of,
-)
-from ..game.moves import FLIP, PICKUP, PLAY, IllegalMoveError, InvalidMoveError, Move
+from ..game.cards import NRANK, ORDERED_RANKS, RANKS, parse_rank, rank_name, ranks_of
+from ..game.moves import FLIP, PICKUP, PLAY, IllegalMoveError, Move
 from ..game.position import PlayerPosition, Position
 from ..game.rules import Rules, RulesError
 from ..game.state import FACE_DOWN, FACE_UP, HAND, PLAY_PHASE, State
+from . import hints
+from .events import RESERVED, Event, LiveError, is_card, parse_cards, parse_event, player_seat
 
-__all__ = ["LiveError", "Reply", "Session", "Setup", "UNKNOWN", "SESSION_FORMAT"]
+__all__ = ["LiveError", "Reply", "Session", "Setup", "UNKNOWN", "SESSION_FORMAT", "parse_cards"]
 
 #: Index of the rank counts that holds the hand cards the user has not seen.
 UNKNOWN = 0
 #: ``format`` key of a saved session.
 SESSION_FORMAT = "palace-live-1"
-#: Words that cannot be player names (they start commands or events).
-RESERVED = {"me", "draw", "draws", "start", "first", "burn", "out", "undo", "hint", "show",
-            "help", "save", "quit", "exit", "q", "log", "status", "pickup", "flip", "?"}
-
-
-class LiveError(ValueError):
-    """An event that cannot happen or a line that is not an event; the message says why.
-    The session is unchanged."""
-
 
 # -- setup -------------------------------------------------------------------------------------
 
@@ -121,7 +105,7 @@ class Setup:
                 raise LiveError(f"{nm!r} cannot be a player name (it is a command word)")
             if key in seen:
                 raise LiveError(f"two players named {nm!r}")
-            if _is_card(nm):
+            if is_card(nm):
                 raise LiveError(f"{nm!r} cannot be a player name (it reads as a card)")
             seen.add(key)
         for key, v in (("me", self.me), ("dealer", self.dealer), ("first", self.first)):
@@ -174,30 +158,6 @@ class Setup:
             if isinstance(e, LiveError):
                 raise
             raise LiveError(f"bad session setup: {e}") from None
-
-
-def _is_card(word: str) -> bool:
-    try:
-        parse_rank(word)
-    except CardError:
-        return False
-    return True
-
-
-def parse_cards(text: str) -> list[int]:
-    """``'7 K 10s'`` or ``'7,K,T'`` as ranks; ``-`` or nothing is no card.
-
-    :raises LiveError: quoting an unknown card.
-    """
-    out = []
-    for w in text.replace(",", " ").split():
-        if w == "-":
-            continue
-        try:
-            out.append(parse_rank(w))
-        except CardError:
-            raise LiveError(f"unknown card {w!r}") from None
-    return out
 
 
 # -- replies -----------------------------------------------------------------------------------
@@ -324,72 +284,14 @@ class Session:
 
     def player(self, word: str) -> int | None:
         """The seat named ``word`` (``me`` is the user), or None."""
-        w = word.lower()
-        if w in ("me", "i"):
-            return self.me
-        for i, nm in enumerate(self.names):
-            if nm.lower() == w:
-                return i
-        return None
+        return player_seat(word, self.names, self.me)
 
-    def parse_event(self, line: str):
-        """``(kind, player, payload)``: kind ``move`` (payload a Move, or ``("flip", rank)``),
-        ``draw`` (ranks), ``start`` (rank), ``first``, ``burn``, ``out``.
+    def parse_event(self, line: str) -> Event:
+        """The event a line names (:func:`palace_solver.live.events.parse_event`).
 
         :raises LiveError: for a line that is not an event.
         """
-        words = line.replace(",", " ").split()
-        if not words:
-            raise LiveError("empty event")
-        head = words[0].lower()
-        rest = words[1:]
-        if head in ("draw", "draws", "drew"):
-            cards = parse_cards(" ".join(rest))
-            if not cards:
-                raise LiveError("draw what? say the cards you drew, e.g. 'draw 7 K'")
-            return "draw", self.me, cards
-        if head == "start":
-            cards = parse_cards(" ".join(rest))
-            if len(cards) != 1:
-                raise LiveError("say the one start card, e.g. 'start 5'")
-            return "start", None, cards[0]
-        if head in ("first", "out"):
-            if len(rest) != 1 or self.player(rest[0]) is None:
-                raise LiveError(f"{head} who? e.g. '{head} {self.names[0]}' "
-                                f"(players: {', '.join(self.names)})")
-            return head, self.player(rest[0]), None
-        if head in ("burn", "burns", "burned"):
-            if rest:
-                raise LiveError("'burn' takes nothing after it")
-            return "burn", None, None
-        p = self.player(words[0])
-        if p is not None:
-            words = rest
-            if not words:
-                raise LiveError(f"{words and words[0] or line.strip()!r}: what did they do? "
-                                f"e.g. '{line.strip()} 7', '{line.strip()} pickup'")
-            if words[0].lower() in ("draw", "draws", "drew"):
-                if p != self.me:
-                    raise LiveError(f"{self.names[p]}'s draws are counted automatically: "
-                                    f"nothing to enter")
-                return self.parse_event(" ".join(words))
-        if words[0].lower() in ("flip", "flips"):
-            if len(words) != 2:
-                raise LiveError("say which card the flip turned up, e.g. 'flip 9'")
-            cards = parse_cards(words[1])
-            return "move", p, ("flip", cards[0])
-        try:
-            move = Move.parse(" ".join(words))
-        except InvalidMoveError as e:
-            if p is None and len(words) >= 1 and not _is_card(words[0]) \
-                    and words[0].lower() not in ("pickup",):
-                raise LiveError(f"unknown player or command {words[0]!r} (players: "
-                                f"{', '.join(self.names)}, or 'me'; 'help' lists "
-                                f"the commands)") from None
-            raise LiveError(str(e)) from None
-        if move.kind not in (PLAY, PICKUP):
-            raise LiveError(f"{line.strip()!r} is not an event")
-        return "move", p, move
+        return parse_event(line, self.names, self.me)
 
     # -- events ---------------------------------------------------------------------------
     def apply(self, line: str) -> Reply:
@@ -451,6 +353,14 @@ class Session:
         self.autosave()
         return Reply(True, msg, event=text)
 
+    def try_apply(self, line: str) -> Reply:
+        """:meth:`apply`, with a refusal as a reply (``ok`` False, the one-line reason)
+        instead of an exception; nothing changes then."""
+        try:
+            return self.apply(line)
+        except LiveError as e:
+            return Reply(False, str(e))
+
     def _check_turn(self, s: State, p: int | None) -> int:
         if s.is_terminal():
             raise LiveError("the game is over")
@@ -503,7 +413,7 @@ class Session:
             r, k = move.rank, move.count
             if not s.playable(r):
                 raise LiveError(f"{rank_name(r)} cannot be played on the pile "
-                                f"({self._pile_note(s)})")
+                                f"({self.pile_note(s)})")
             if src == FACE_UP:
                 if counts[r] < k:
                     raise LiveError(f"{who} {'have' if p == self.me else 'has'} "
@@ -613,7 +523,7 @@ class Session:
             notes.append(f"{self.names[q]} draws {k} (draw pile {s.draw_pile})")
         for q in s.out_order[len(before.out_order):]:
             notes.append(f"{self.name(q)} {'are' if q == self.me else 'is'} out "
-                         f"({_ordinal(s.out_order.index(q) + 1)})")
+                         f"({ordinal(s.out_order.index(q) + 1)})")
         if s.is_chance() and s.pending[0] == "draw":
             k = s.pending[2]
             notes.append(f"you draw {k}: enter {'it' if k == 1 else 'them'}, "
@@ -631,7 +541,8 @@ class Session:
             return ""
         return f". {'Your' if s.to_move == self.me else self.names[s.to_move] + chr(39) + 's'} turn"
 
-    def _pile_note(self, s: State) -> str:
+    def pile_note(self, s: State) -> str:
+        """What the pile asks for: ``top 7; a 7 or higher, a 2 or a 10 is needed``."""
         eff = s.effective_top()
         if eff is None:
             return "the pile is empty"
@@ -745,7 +656,7 @@ class Session:
         """
         s = self.state
         if not self.at_decision():
-            raise LiveError(self._not_decision())
+            raise LiveError(self.waiting_for())
         seats = [p for p in range(s.n) if not s.out[p]]
         idx = {p: i for i, p in enumerate(seats)}
         rules = s.rules
@@ -770,7 +681,8 @@ class Session:
     def seats_in_position(self) -> list[int]:
         return [p for p in range(self.n) if not self.state.out[p]]
 
-    def _not_decision(self) -> str:
+    def waiting_for(self) -> str:
+        """Why the session is not at a decision (what it waits for)."""
         s = self.state
         if s.is_terminal():
             return "the game is over"
@@ -800,7 +712,7 @@ class Session:
                "burned": sum(s.burned), "draw_pile": s.draw_pile,
                "unseen": {rank_name(r): unseen[r] for r in RANKS if unseen[r]},
                "direction": s.direction, "events": len(self.events),
-               "waiting": None if self.at_decision() else self._not_decision(),
+               "waiting": None if self.at_decision() else self.waiting_for(),
                "over": s.is_terminal()}
         if s.is_terminal():
             out["loss"] = [float(x) for x in s.loss]
@@ -809,83 +721,13 @@ class Session:
     # -- suggestions ----------------------------------------------------------------------
     def hint(self, time_budget: float = 2.0, seed: int = 0, hard_limit: float | None = None,
              engine: str | None = None) -> dict:
-        """Analyze the position from the user's seat: :func:`palace_solver.analysis.analyze`
-        in a child process, killed if it overruns ``hard_limit`` (default: the budget plus
-        half of it plus a second). Returns a dict: ``ok``, ``message``, and when ``ok``
-        ``analysis`` (the Analysis JSON) and ``moves`` with the loss figures by name.
+        """Suggestions for the player to move (:func:`palace_solver.live.hints.hint` of
+        :meth:`position`): a dict with ``ok``, ``message`` and, when ok, ``moves``.
 
         :raises LiveError: when the game is not at a decision.
         """
-        pos = self.position()
-        seats = self.seats_in_position()
-        limit = hard_limit if hard_limit is not None else time_budget * 1.5 + 1.0
-        res = _run_analysis(pos.to_json(), time_budget, seed, limit, engine)
-        if not res.get("ok"):
-            return res
-        a = res["analysis"]
-        mover = seats[a["to_move"]]
-        mine = seats.index(self.me) if self.me in seats else None
-        moves = []
-        ci = (a.get("stats") or {}).get("move_ci95") or {}
-        for m in a["moves"]:
-            lp = m["loss_probability"]
-            iv = ci.get(m["move"])
-            moves.append({"ci95": iv[a["to_move"]] if iv else None,"move": m["move"], "loss": {self.names[q]: lp[i]
-                                                      for i, q in enumerate(seats)},
-                          "your_loss": lp[mine] if mine is not None else None,
-                          "mover_loss": lp[a["to_move"]]})
-        res.update(mover=self.names[mover], moves=moves, method=a["method"])
-        return res
-
-    # -- pictures -------------------------------------------------------------------------
-    def picture(self, color: bool = False) -> str:
-        """A readable picture of the table, cards as ``[7]``; face-down cards ``▒``,
-        unknown hand cards ``?``."""
-        s = self.state
-
-        def card(r: int) -> str:
-            t = f"[{rank_name(r)}]"
-            if color and (r in (2, 10) or s.rules.burns(r) or s.rules.transparent(r)):
-                return f"\x1b[1;33m{t}\x1b[0m"
-            if color and r in (11, 12, 13, 14):
-                return f"\x1b[1;36m{t}\x1b[0m"
-            return t
-
-        def cards(rs) -> str:
-            return " ".join(card(r) for r in rs) or "-"
-
-        lines = [f"Palace live: {s.rules}; {s.n} players; you are {self.names[self.me]}"]
-        w = max(len(nm) for nm in self.names) + 6
-        for p in range(s.n):
-            mark = "▶" if (not s.is_chance() and not s.is_terminal() and s.to_move == p
-                           and not self.first_open) else " "
-            label = self.names[p] + (" (you)" if p == self.me else "")
-            if s.out[p]:
-                lines.append(f" {mark} {label:<{w}} out ({_ordinal(s.out_order.index(p) + 1)})")
-                continue
-            hand = cards(ranks_of(s.hands[p]))
-            unk = s.hands[p][UNKNOWN]
-            if unk:
-                hand = (hand + " " if ranks_of(s.hands[p]) else "") + " ".join(["?"] * unk) \
-                    if unk <= 8 else (hand + f" +{unk}?")
-                hand = hand.replace("- ", "")
-            lines.append(f" {mark} {label:<{w}} hand {sum(s.hands[p]):>2}: {hand}")
-            lines.append(f"   {'':<{w}} up: {cards(ranks_of(s.face_up[p]))}   "
-                         f"down: {'▒ ' * s.face_down[p] or '-'}")
-        if s.pile:
-            lines.append(f"pile ({len(s.pile)}): {cards(s.pile)}   [{self._pile_note(s)}]")
-        else:
-            lines.append("pile: empty")
-        unseen = self.unseen()
-        lines.append(f"draw pile: {s.draw_pile}   burned: {sum(s.burned)}   unseen: "
-                     + (" ".join(rank_name(r) + (f"x{unseen[r]}" if unseen[r] > 1 else "")
-                                 for r in RANKS if unseen[r]) or "none"))
-        if s.n > 2 and s.direction == -1:
-            lines.append("direction of play: reversed")
-        lines.append(self._not_decision() if not self.at_decision() else
-                     ("your turn" if s.to_move == self.me else
-                      f"{self.names[s.to_move]}'s turn"))
-        return "\n".join(lines)
+        return hints.hint(self.position(), time_budget, seed=seed, hard_limit=hard_limit,
+                          engine=engine)
 
 
 def _flipped(before: State, after: State) -> int:
@@ -901,59 +743,5 @@ def _a(r: int) -> str:
     return ("an " if r in (8, 14) else "a ") + rank_name(r)
 
 
-def _ordinal(k: int) -> str:
+def ordinal(k: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
-
-
-# -- analysis in a child process ---------------------------------------------------------------
-
-def _analysis_child(conn, pos_json, time_budget, seed, engine):
-    try:
-
-        pos = Position.from_json(pos_json)
-        try:
-            a = analyze(pos, time_budget=time_budget, seed=seed, engine=engine)
-        except ImportError as e:
-            missing = getattr(e, "name", None) or str(e)
-            if is_exact_mode(pos) and engine is None and missing.endswith((".search", "search")):
-                # No compiled solver yet: the reference solver (the parent's deadline holds).
-                a = analyze(pos, time_budget=time_budget, seed=seed, engine="python")
-            else:
-                kind = "exact" if is_exact_mode(pos) else "hidden-card"
-                conn.send({"ok": False, "message": f"hint unavailable for this {kind} "
-                           f"position: the analysis module {missing} is not installed"})
-                return
-        conn.send({"ok": True, "message": "", "analysis": a.to_json()})
-    except BaseException as e:  # noqa: BLE001 - reported to the parent
-        conn.send({"ok": False, "message": f"hint failed: {type(e).__name__}: {e}"})
-    finally:
-        conn.close()
-
-
-def _run_analysis(pos_json, time_budget, seed, limit, engine) -> dict:
-    import multiprocessing as mp
-    import time
-
-    ctx = mp.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_analysis_child, args=(child, pos_json, time_budget, seed, engine),
-                       daemon=True)
-    t0 = time.perf_counter()
-    proc.start()
-    child.close()
-    try:
-        if parent.poll(limit):
-            try:
-                res = parent.recv()
-            except EOFError:
-                res = {"ok": False, "message": "hint failed: the analysis process died"}
-        else:
-            res = {"ok": False, "message": f"no answer within {limit:.1f} s "
-                   f"(try a larger --time)"}
-    finally:
-        if proc.is_alive():
-            proc.kill()
-        proc.join(1.0)
-        parent.close()
-    res["seconds"] = round(time.perf_counter() - t0, 3)
-    return res

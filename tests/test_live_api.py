@@ -1,0 +1,28 @@
+"""The session API that other front ends (a web page) build on: create, apply a line (a
+reply, or a refusal that changes nothing), undo, one file per game, a summary as data."""
+from __future__ import annotations
+
+import json
+
+from palace_solver.game.rules import Rules
+from palace_solver.live.picture import picture
+from palace_solver.live.session import Session, Setup
+
+
+def _session(path=None):
+    return Session(Setup(["me", "bob"], 0, Rules(), [9, 9, 13], [[2, 11, 12], [4, 4, 14]],
+                         first=1), path=path)
+
+
+def test_try_apply_answers_a_refusal_without_raising(tmp_path):
+    path = tmp_path / "g.json"
+    s = _session(str(path))
+    before = json.dumps(s.summary())
+    r = s.try_apply("me 9")
+    assert not r.ok and r.event is None and "bob's turn" in r.message
+    assert "\n" not in r.message and json.dumps(s.summary()) == before
+    r = s.try_apply("bob 5")
+    assert r.ok and r.event == "bob 5"
+    assert json.loads(path.read_text())["events"] == ["bob 5"]
+    assert s.summary()["to_move"] == "me" and "your turn" in picture(s)
+    assert s.undo().ok and Session.load(str(path)).events == []
