@@ -33,7 +33,7 @@ def configs(draw):
     names = draw(st.lists(st.sampled_from([v for v in VARIANTS if v != "jokers"]),
                           max_size=4, unique=True))
     if n == 6 and draw(st.booleans()):
-        names.append("jokers")
+        names = [v for v in names if v != "two_decks"] + ["jokers"]  # one deck + 2 jokers
     rules = Rules.with_variants(names)
     try:
         rules.check_players(n)
@@ -192,8 +192,8 @@ def _replay(rec) -> State:
         if t == "deal":
             left = {(p, z): [parse_rank(c) for c in d[z]] for p, d in enumerate(e["players"])
                     for z in ("hand", "face_up")}
-            while state.phase == "deal":
-                state.apply(left[state.deal_queue[0]].pop())
+            while state.phase == "deal":  # face-up cards in the order dealt (rule 3)
+                state.apply(left[state.deal_queue[0]].pop(0))
         elif t == "layout":
             state.apply("up " + " ".join(e["face_up"]))
         elif t == "move":

@@ -50,10 +50,14 @@ def simulate(rules, n, seed, me, cap=300):
     bots = [make_bot(BOTS[(i + seed) % len(BOTS)]) for i in range(n)]
     while state.phase == DEAL:
         state.apply(_sample(state, rng))
+    dealt = [ranks_of(f) for f in state.face_up]
     while state.phase == LAYOUT_PHASE:
         state.apply(bots[state.to_move].choose(state, brng))
-    setup = Setup(names, me, rules, ranks_of(state.hands[me]),
-                  [ranks_of(f) for f in state.face_up])
+    laid = [ranks_of(f) for f in state.face_up]
+    # Rule 3 counts the face-up cards as dealt; the session sees them after the swap, so
+    # when a swap changed them the user says who starts (the engine's first player).
+    first = state.to_move if laid != dealt and not state.is_chance() else None
+    setup = Setup(names, me, rules, ranks_of(state.hands[me]), laid, first=first)
     evs = []
     while state.is_chance() and state.pending[0] == "start":
         before = state.clone()

@@ -153,11 +153,23 @@ def test_no_four_burn_allows_four_on_top():
     assert Position.from_json(obj).pile[-4:] == [6, 6, 6, 6]
 
 
-def test_draw_pile_with_an_empty_hand_is_allowed():
+def test_draw_pile_with_an_empty_hand_is_invalid():
+    # Rule 7 refills a hand after every play while the draw pile lasts, so a hand is empty
+    # (rule 4) only once the draw pile is gone.
     obj = json.loads(json.dumps(GOOD))
     obj["players"][0]["hand"] = []
     obj["draw_pile"] = 30
-    assert Position.from_json(obj).players[0].hand_count == 0
+    with pytest.raises(InvalidPositionError,
+                       match="player 0 .*has an empty hand while the draw pile holds 30 cards"):
+        Position.from_json(obj)
+    obj["players"][0]["hand"] = {"known": [], "count": 0}
+    with pytest.raises(InvalidPositionError, match="empty hand"):
+        Position.from_json(obj)
+    with pytest.raises(InvalidPositionError, match="player 1 has an empty hand while the "
+                                                   "draw pile holds 1 card$"):
+        from_text("3 ?2 / 4 / 3 ; - / 9 / 3 | draw 1 | burned " + " ".join(["5"] * 4 + ["6"] * 4
+                  + ["7"] * 4 + ["8"] * 4 + ["J"] * 4 + ["Q"] * 4 + ["K"] * 4 + ["A"] * 4
+                  + ["2"] * 4 + ["10"] * 4) + " | to_move 0")
 
 
 def test_burning_ranks_only_with_their_variant():
@@ -201,9 +213,9 @@ def test_text_names_optional_and_quoted():
 
 
 def test_text_empty_zones():
-    p = from_text("- / 9 / 1 ; ?0 / 8 / 2 | pile - | draw 47 | to_move 1")
-    assert to_text(p) == "standard | - / 9 / 1 ; - / 8 / 2 | pile - | draw 47 | to_move 1"
-    assert p.players[0].hand_count == 0 and p.pile == []
+    p = from_text("?2 / - / 1 ; 5 ?0 / 8 / 2 | pile - | draw 45 | to_move 1")
+    assert to_text(p) == "standard | ?2 / - / 1 ; 5 / 8 / 2 | pile - | draw 45 | to_move 1"
+    assert p.players[0].face_up == [] and p.players[1].hand_count == 1 and p.pile == []
 
 
 @pytest.mark.parametrize("text,fragment", [

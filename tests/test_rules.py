@@ -71,6 +71,62 @@ def test_rule3_first_player_then_a_three_in_hand_then_four():
     assert s.first_player() == 0   # no 3 or 4: the first 5 (in hand)
 
 
+def lay_out(s: State, layouts) -> State:
+    for p, cards in enumerate(layouts):
+        s.apply("up " + " ".join(cards))
+    return s
+
+
+def test_rule3_the_deal_counts_not_the_layout_after_the_swap():
+    # The 004 text's own example: Anna (player 0) is dealt A 3 2 face up and takes the 3
+    # into her hand. She was dealt the first face-up 3, so she starts, although after the
+    # swap bob is the one showing a 3.
+    s = deal(2, [["A", "3", "2"], ["9", "9", "J"]], [["4", "10", "6"], ["3", "K", "Q"]])
+    lay_out(s, [["A", "10", "2"], ["3", "9", "9"]])
+    assert up(s, 0) == ["2", "10", "A"] and hand(s, 0) == ["3", "4", "6"]
+    assert up(s, 1) == ["3", "9", "9"]
+    assert s.phase == PLAY_PHASE and s.current_player() == 0
+    # Nobody dealt a face-up 3: a 3 laid face up after the swap does not count, the first
+    # 3 held in hand after the swap does.
+    s = deal(3, [["9", "9", "J"], ["8", "8", "Q"], ["7", "7", "K"]],
+             [["3", "5", "6"], ["4", "5", "6"], ["3", "4", "A"]])
+    lay_out(s, [["3", "9", "J"], ["8", "8", "Q"], ["7", "7", "K"]])
+    assert s.current_player() == 2
+    # Nobody dealt or holding a 3: the first face-up 4 as dealt, before player 1's swap.
+    s = deal(3, [["9", "9", "J"], ["4", "8", "Q"], ["4", "7", "K"]],
+             [["5", "5", "6"], ["A", "5", "6"], ["A", "6", "7"]])
+    lay_out(s, [["9", "9", "J"], ["A", "8", "Q"], ["4", "7", "K"]])
+    assert s.current_player() == 1
+
+
+def test_rule3_dealing_order_goes_round_the_table_card_by_card():
+    # Face-up cards are dealt one round at a time: player 2's first card comes before
+    # player 0's second. Player 2 is dealt a 3 as their first card, player 0 as their second.
+    s = deal(3, [["9", "3", "J"], ["8", "8", "Q"], ["3", "7", "K"]],
+             [["5", "5", "6"], ["4", "5", "6"], ["A", "4", "A"]])
+    lay_out(s, [["3", "9", "J"], ["8", "8", "Q"], ["3", "7", "K"]])
+    assert s.current_player() == 2
+    # Same seats, player 0's 3 dealt in the first round: player 0.
+    s = deal(3, [["3", "9", "J"], ["8", "8", "Q"], ["7", "3", "K"]],
+             [["5", "5", "6"], ["4", "5", "6"], ["A", "4", "A"]])
+    lay_out(s, [["3", "9", "J"], ["8", "8", "Q"], ["3", "7", "K"]])
+    assert s.current_player() == 0
+
+
+def test_rule3_choose_face_up_counts_the_cards_laid_face_up():
+    # Nobody is dealt face-up cards under choose_face_up: the cards laid face up, in seat
+    # order, stand for them (README, readings where the texts are silent).
+    rules = Rules.with_variants(["choose_face_up"])
+    s = deal(2, [[], []], [["3", "4", "5", "6", "7", "8"], ["3", "9", "10", "J", "Q", "K"]],
+             rules)
+    lay_out(s, [["6", "7", "8"], ["3", "Q", "K"]])
+    assert s.current_player() == 1
+    s = deal(2, [[], []], [["3", "4", "5", "6", "7", "8"], ["3", "9", "10", "J", "Q", "K"]],
+             rules)
+    lay_out(s, [["6", "7", "8"], ["9", "Q", "K"]])
+    assert s.current_player() == 0   # no 3 face up: the first 3 in hand
+
+
 # -- a turn ----------------------------------------------------------------------------------
 
 def test_rule4_source_is_hand_then_face_up_then_face_down():

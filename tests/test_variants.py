@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 from stateutil import build, hand, moves, pile, play, rank, up
 
-from palace_solver import VARIANTS, Rules, State
+from palace_solver import VARIANTS, Rules, RulesError, State
 from palace_solver.game.cards import JOKER
 from palace_solver.game.state import LAYOUT_PHASE, PLAY_PHASE
 
@@ -164,6 +164,14 @@ def test_jokers():
     play(s, "JK")
     assert s.current_player() == 5 and s.direction == -1
     assert s.effective_top() == rank("A")
+
+
+def test_jokers_with_two_decks_is_refused():
+    # RULES.md's jokers variant is one deck plus two jokers; never silently one deck.
+    with pytest.raises(RulesError, match="jokers .*cannot be combined with two_decks"):
+        Rules.with_variants(["jokers", "two_decks"])
+    with pytest.raises(RulesError, match="two_decks"):
+        Rules(jokers=True, two_decks=True)
 
 
 def test_two_decks():

@@ -40,7 +40,8 @@ class GameRecord:
     """What happened in one game.
 
     ``events`` is a list of dicts, each with a ``type``:
-    ``deal`` (every player's dealt hand, face-up cards, face-down count; the draw pile),
+    ``deal`` (every player's dealt hand, face-up cards in the order dealt, face-down count;
+    the draw pile),
     ``layout`` (a player's face-up choice), ``start`` (the start card, ``start_card``),
     ``first`` (who plays first), ``move`` (a decision: ``player``, ``move`` in POSITION.md
     notation), ``draw`` (a refill card), ``flip`` (the face-down card turned and whether it
@@ -162,7 +163,10 @@ def _sample(state: State, rng: random.Random) -> int:
 
 
 def _player_view(state: State, p: int) -> dict:
-    return {"hand": names(ranks_of(state.hands[p])), "face_up": names(ranks_of(state.face_up[p])),
+    """A player's cards just after the deal; the face-up cards in the order dealt (rule 3
+    looks for the first face-up 3 in dealing order)."""
+    up = [r for q, r in state.dealt_up if q == p] if state.dealt_up else ranks_of(state.face_up[p])
+    return {"hand": names(ranks_of(state.hands[p])), "face_up": names(up),
             "face_down": state.face_down[p]}
 
 

@@ -201,6 +201,13 @@ class Position:
                            f"has no place in a position)")
         if self.draw_pile < 0:
             raise _err(f"negative draw pile ({self.draw_pile})")
+        if self.draw_pile > 0:
+            for i, p in enumerate(self.players):
+                if p.hand_count == 0:
+                    # Rule 7 refills every hand after a play while the draw pile lasts, so a
+                    # hand is empty (rule 4) only once the draw pile is gone.
+                    raise _err(f"{self.label(i)} has an empty hand while the draw pile "
+                               f"holds {_plural(self.draw_pile, 'card')}")
         for key in ("to_move", "perspective", "last_player"):
             v = getattr(self, key)
             if v is not None and not 0 <= v < n:
@@ -567,9 +574,9 @@ def from_text(text: str) -> Position:
     """Read and validate the one-line text form (grammar in the module docstring).
 
     >>> p = from_text("seven_low+jack_reverses | a: 3 ?2 / 4 4 / 3 ; b: ? / q / 3 ; "
-    ...               "c: / 9 / 1 | pile 8 | draw 36 | to_move b | direction -1")
+    ...               "c: ?3 / 9 / 1 | pile 8 | draw 33 | to_move b | direction -1")
     >>> p.rules.variants(), p.to_move, p.players[2].hand_count
-    (('seven_low', 'jack_reverses'), 1, 0)
+    (('seven_low', 'jack_reverses'), 1, 3)
 
     :raises InvalidPositionError: for text outside the grammar, unknown ranks or variants,
         and anything :meth:`Position.validate` rejects.

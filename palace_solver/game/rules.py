@@ -60,6 +60,13 @@ class Rules:
     first_out_wins: bool = False
     lenient_blind: bool = False
 
+    def __post_init__(self):
+        if self.jokers and self.two_decks:
+            # The jokers variant is one deck plus two jokers, all dealt; a second deck would
+            # leave it undefined (how many jokers, a draw pile or not).
+            raise RulesError("the jokers variant (one deck plus two jokers) cannot be "
+                             "combined with two_decks")
+
     # -- construction -------------------------------------------------------------------
     @classmethod
     def standard(cls) -> "Rules":

@@ -33,7 +33,7 @@ class State:
 
     __slots__ = ("rules", "n", "hands", "face_up", "face_down", "pile", "burned", "pool",
                  "draw_pile", "to_move", "direction", "out", "out_order", "phase",
-                 "pending", "next_after", "last_player", "deal_queue", "loss")
+                 "pending", "next_after", "last_player", "deal_queue", "dealt_up", "loss")
 
     def __init__(self, rules: Rules, n: int):
         rules.check_players(n)
@@ -55,6 +55,9 @@ class State:
         self.next_after = 0        # who moves once the pending draws are done
         self.last_player = None    # who put the last played card on the pile
         self.deal_queue: list[tuple[int, str]] = []
+        # The face-up cards as dealt, (player, rank) in dealing order, for rule 3; None for a
+        # state that was not dealt (see first_player).
+        self.dealt_up: list[tuple[int, int]] | None = None
         self.loss = None           # loss share of each player once the game is over
 
     # -- construction ---------------------------------------------------------------------
@@ -69,6 +72,7 @@ class State:
         else:
             s.deal_queue = ([(p, FACE_UP) for _ in range(z) for p in range(n)]
                             + [(p, HAND) for _ in range(z) for p in range(n)])
+        s.dealt_up = []
         s.face_down = [z] * n
         s.draw_pile = sum(s.pool) - z * n - len(s.deal_queue)
         s.to_move = CHANCE
@@ -90,6 +94,7 @@ class State:
         s.phase, s.pending, s.next_after = self.phase, self.pending, self.next_after
         s.last_player = self.last_player
         s.deal_queue = self.deal_queue[:]
+        s.dealt_up = None if self.dealt_up is None else self.dealt_up[:]
         s.loss = None if self.loss is None else self.loss[:]
         return s
 
@@ -327,6 +332,8 @@ class State:
         if kind == "deal":
             who, zone = self.deal_queue.pop(0)
             (self.hands if zone == HAND else self.face_up)[who][rank] += 1
+            if zone == FACE_UP:
+                self.dealt_up.append((who, rank))
             if self.deal_queue:
                 self.pending = ("deal", 0, len(self.deal_queue))
             else:
@@ -378,6 +385,11 @@ class State:
         return sorted(out)
 
     def _apply_layout(self, p: int, move: Move) -> None:
+        if self.dealt_up is None:
+            # A layout built without a deal (swap.py): the face-up cards it starts with count
+            # as dealt, in seat order. The first layout move comes before any swap.
+            self.dealt_up = [(q, r) for q in range(self.n) for r in RANKS
+                             for _ in range(self.face_up[q][r])]
         both = [self.hands[p][r] + self.face_up[p][r] for r in range(NRANK)]
         up = [0] * NRANK
         for r in move.layout:
@@ -388,6 +400,10 @@ class State:
             self.to_move = p + 1
             return
         self.phase = PLAY_PHASE
+        if self.rules.choose_face_up:
+            # Nobody is dealt face-up cards: the ones laid out, in seat order, take their place.
+            self.dealt_up = [(q, r) for q in range(self.n) for r in RANKS
+                             for _ in range(self.face_up[q][r])]
         if self.rules.start_card and self.draw_pile:
             self.pending = ("start", 0, 1)
             self.to_move = CHANCE
@@ -397,12 +413,26 @@ class State:
             self.to_move = self.first_player()
 
     def first_player(self) -> int:
-        """Rule 3: the first face-up 3 in dealing order, else the first 3 in hand, else 4..."""
+        """Rule 3: the player who was *dealt* the first face-up 3 in dealing order (the deal
+        counts, not the layout after the swap), else the first player (from seat 0, the
+        dealer's left) holding a 3 in hand now, after the swap; else the same with 4, 5, ...
+
+        The dealt face-up cards are :attr:`dealt_up`, recorded card by card by the deal.
+        Under ``choose_face_up`` nobody is dealt face-up cards; the cards laid face up, in
+        seat order, stand for them. A state that was not dealt (built by hand) uses its
+        current face-up cards in seat order.
+        """
+        shown = self.dealt_up
+        if shown is None:
+            shown = [(q, r) for q in range(self.n) for r in RANKS
+                     for _ in range(self.face_up[q][r])]
         for r in ORDERED_RANKS:
-            for zone in (self.face_up, self.hands):
-                for p in range(self.n):
-                    if zone[p][r]:
-                        return p
+            for p, rank in shown:
+                if rank == r:
+                    return p
+            for p in range(self.n):
+                if self.hands[p][r]:
+                    return p
         return 0
 
     # -- keys and display -----------------------------------------------------------------
@@ -424,7 +454,9 @@ class State:
                 self.to_move, self.direction if self.n > 2 else 1, tuple(self.out),
                 self.last_player if self.rules.back_to_last_player else None,
                 self.phase, self.pending,
-                self.next_after if self.pending and self.pending[0] == "draw" else None)
+                self.next_after if self.pending and self.pending[0] == "draw" else None,
+                tuple(self.dealt_up) if self.phase in (DEAL, LAYOUT_PHASE)
+                and self.dealt_up is not None else None)
 
     def check_cards(self) -> None:
         """Every card accounted for: zones + pile + burned + unseen pool = the deck.
