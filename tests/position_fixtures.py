@@ -1,8 +1,9 @@
 """Positions shared by the position and `palace show` tests."""
 from pathlib import Path
 
-#: ../shared beside the checkout (as in CI), holding the exact examples.
-EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "examples" / "exact_2p.jsonl"
+#: The public two-player examples with their exact values (a copy of the project's shared
+#: examples/exact_2p.jsonl, so that a plain clone tests them).
+EXAMPLES = Path(__file__).parent / "data" / "exact_2p.jsonl"
 DATA = Path(__file__).parent / "data" / "malformed_positions.jsonl"
 
 # The example of POSITION.md with a draw pile that makes the counts add up.

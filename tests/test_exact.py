@@ -7,6 +7,7 @@ import json
 import pathlib
 import random
 import sys
+from fractions import Fraction
 
 import pytest
 from exact_gen import (
@@ -27,9 +28,11 @@ from palace_solver.solve.exact import ExactSolver
 from palace_solver.solve.solver import solve_exact
 
 sys.setrecursionlimit(20000)
-EXAMPLES = pathlib.Path(__file__).resolve().parents[1].parent / "shared" / "examples"
+#: tests/data/exact_*.jsonl: the public examples with their exact values (copied in).
+EXAMPLES = pathlib.Path(__file__).resolve().parent / "data"
 ROWS = [json.loads(line) for f in sorted(EXAMPLES.glob("exact_*.jsonl")) for line in open(f)
         if line.strip()]
+assert len(ROWS) >= 16, f"the examples are missing from {EXAMPLES}"
 TINY = dict(hand=(0, 2), face_up=(0, 1), face_down=(0, 1), pile=(0, 2))
 
 
@@ -47,7 +50,6 @@ def _same_analysis(a, b, tol=1e-9):
             and all(_close(ma[k], mb[k], tol) for k in ma))
 
 
-@pytest.mark.skipif(not ROWS, reason="../shared/examples is not beside the checkout")
 @pytest.mark.parametrize("i", range(len(ROWS)))
 def test_shared_examples_compiled(i):
     row = ROWS[i]
@@ -61,7 +63,6 @@ def test_shared_examples_compiled(i):
         assert _close(got[k], em[k]), (k, got[k], em[k])
 
 
-@pytest.mark.skipif(not ROWS, reason="../shared/examples is not beside the checkout")
 @pytest.mark.parametrize("i", range(len(ROWS)))
 def test_shared_examples_python_reference_and_deepening(i):
     state = Position.from_json(ROWS[i]["position"]).to_state()
@@ -196,12 +197,13 @@ def test_depth_limited_answer_within_budget_is_labelled():
 
 
 def test_python_solver_counts_a_fraction():
-    # A flip decides: one of 3 unseen cards loses (exact 1/3, as a Fraction).
-    s = Position.from_json(ROWS[1]["position"]).to_state() if ROWS else None
-    if s is None:
-        pytest.skip("examples not available")
+    # Example 4: the flips decide, player 0 loses with probability exactly 1/6.
+    s = Position.from_json(ROWS[4]["position"]).to_state()
+    ref = solve_exact(s, engine="python")
+    assert ref.loss == [Fraction(1, 6), Fraction(5, 6)]
+    assert all(isinstance(x, Fraction) for x in ref.loss)
     c = solve_exact(s, engine="cython")
-    assert abs(c.loss[0] - 1 / 3) < 1e-12
+    assert abs(c.loss[0] - 1 / 6) < 1e-12
 
 
 def test_exact_solver_rejects_a_draw_pile():
