@@ -19,7 +19,7 @@ PACKAGE = Path(palace_solver.__file__).parent
 #: Each part may import only the parts before it (and itself). ``_engine`` is the compiled
 #: core (built from ext/, it imports the model); ``analysis`` is the front door module; the
 #: package root re-exports public names.
-ORDER = ("game", "_engine", "solve", "sample", "analysis", "agents", "jobs", "live",
+ORDER = ("game", "_engine", "solve", "sample", "analysis", "agents", "jobs", "live", "web",
          "interop")
 
 

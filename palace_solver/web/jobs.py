@@ -1,0 +1,216 @@
+"""Analyses off the request thread: one child process per analysis, a cap on how many run
+at once, a hard time limit, and cancellation when the browser goes away.
+
+Why processes. The search holds the CPU (and the compiled core does not release the GIL),
+so an analysis in the server's own process would stall every other request. A child
+process can also be killed at once when its tab is closed or its limit passes, which a
+thread cannot. Children come from a *forkserver* that has imported the analyzer already:
+starting one costs a fork, not an interpreter start, and they are never forked from the
+server's threads (forking a threaded process can copy a held lock).
+
+The child calls :func:`palace_solver.analysis.analyze` with the options of ``palace analyze``
+(``time_budget``, ``samples``, ``seed``, ``method``, ``depth``; one job) and sends back
+progress messages and then the analysis JSON, the same object ``palace analyze --json``
+prints.
+"""
+from __future__ import annotations
+
+import asyncio
+import collections
+import multiprocessing as mp
+import os
+import time
+from dataclasses import dataclass
+
+__all__ = ["AnalysisCancelled", "AnalysisFailed", "AnalysisInvalid", "AnalysisTimeout",
+           "Runner"]
+
+
+class AnalysisFailed(RuntimeError):
+    """The analysis raised; the message is one line."""
+
+
+class AnalysisInvalid(AnalysisFailed):
+    """The analyzer refused its input (``palace analyze`` would exit with status 2)."""
+
+
+class AnalysisTimeout(AnalysisFailed):
+    """The analysis did not finish within the server's limit (the child was killed)."""
+
+
+class AnalysisCancelled(AnalysisFailed):
+    """The client went away; the child was killed."""
+
+
+def _child(conn, pos_json: dict, options: dict) -> None:
+    """Runs in the child: analyze, report progress (at most ten messages a second)."""
+    from palace_solver.analysis import analyze
+    from palace_solver.game.position import Position
+
+    last = [0.0]
+
+    def progress(done, total=None):
+        now = time.monotonic()
+        if now - last[0] >= 0.1:
+            last[0] = now
+            try:
+                conn.send(("progress", done, total))
+            except OSError:
+                pass
+
+    try:
+        pos = Position.from_json(pos_json)
+        a = analyze(pos, progress=progress, jobs=1, **options)
+        conn.send(("done", a.to_json()))
+    except ValueError as e:   # InvalidPositionError, NotExactError, bad options
+        conn.send(("invalid", str(e).splitlines()[0] if str(e) else type(e).__name__))
+    except MemoryError as e:
+        conn.send(("error", f"out of memory: {e} (give a time budget)"))
+    except BaseException as e:  # noqa: BLE001 - reported to the parent as one line
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        conn.send(("error", msg))
+    finally:
+        conn.close()
+
+
+@dataclass
+class Job:
+    """One analysis in flight (for the status endpoint)."""
+
+    started: float
+    process: object | None = None
+
+
+class Runner:
+    """Runs analyses in child processes, at most ``parallel`` at once (the others wait
+    their turn), each killed after ``max_seconds``."""
+
+    def __init__(self, parallel: int | None = None, max_seconds: float = 300.0):
+        self.parallel = parallel or max(1, os.cpu_count() or 1)
+        self.max_seconds = max_seconds
+        self._ctx = None
+        self._queue: collections.deque = collections.deque()
+        self._granted = 0     # turns handed to waiters that have not started yet
+        self.running = 0
+        self.waiting = 0
+        self.finished = 0
+        self.cancelled = 0
+
+    def _context(self):
+        if self._ctx is None:
+            if "forkserver" in mp.get_all_start_methods():
+                ctx = mp.get_context("forkserver")
+                ctx.set_forkserver_preload(["palace_solver.analysis"])
+            else:  # pragma: no cover - not Linux
+                ctx = mp.get_context("spawn")
+            self._ctx = ctx
+        return self._ctx
+
+    def warm_up(self) -> None:
+        """Start the forkserver now (it imports the analyzer once)."""
+        ctx = self._context()
+        if hasattr(ctx, "Process") and ctx.get_start_method() == "forkserver":
+            from multiprocessing import forkserver
+            forkserver.ensure_running()
+
+    def status(self) -> dict:
+        return {"running": self.running, "waiting": self.waiting, "parallel": self.parallel,
+                "finished": self.finished, "cancelled": self.cancelled,
+                "max_seconds": self.max_seconds}
+
+    async def run(self, pos_json: dict, options: dict, progress=None, gone=None) -> dict:
+        """The analysis JSON of ``pos_json`` (a valid position's JSON).
+
+        ``progress(done, total, seconds)`` is awaited on progress; ``gone()`` is awaited
+        every few tenths of a second and, when true, cancels the analysis.
+
+        :raises AnalysisFailed: (or a subclass) with a one-line message.
+        """
+        await self._acquire(gone)
+        self.running += 1
+        try:
+            return await self._run(pos_json, options, progress, gone)
+        finally:
+            self.running -= 1
+            self._release()
+
+    async def _acquire(self, gone) -> None:
+        """A turn to run: at once when fewer than ``parallel`` run, else first come, first
+        served; a client that goes away while waiting leaves the queue."""
+        if self.running + self._granted < self.parallel and not self._queue:
+            return       # the caller counts itself as running before any await
+        fut = asyncio.get_running_loop().create_future()
+        self._queue.append(fut)
+        self.waiting += 1
+        try:
+            while not fut.done():
+                await asyncio.wait({fut}, timeout=0.25)
+                if not fut.done() and gone is not None and await gone():
+                    self.cancelled += 1
+                    raise AnalysisCancelled("the client went away")
+        except BaseException:
+            if fut in self._queue:
+                self._queue.remove(fut)
+            elif fut.done() and not fut.cancelled():
+                self._granted -= 1   # granted just as we left: pass the turn on
+                self._release()
+            fut.cancel()
+            raise
+        finally:
+            self.waiting -= 1
+        self._granted -= 1
+
+    def _release(self) -> None:
+        while self._queue:
+            fut = self._queue.popleft()
+            if not fut.done():
+                self._granted += 1
+                fut.set_result(True)
+                return
+
+    async def _run(self, pos_json, options, progress, gone) -> dict:
+        ctx = self._context()
+        parent, child = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_child, args=(child, pos_json, options), daemon=True)
+        t0 = time.monotonic()
+        next_check = t0
+        try:
+            proc.start()
+            child.close()
+            while True:
+                if parent.poll():
+                    try:
+                        msg = parent.recv()
+                    except EOFError:
+                        proc.join(2.0)
+                        raise AnalysisFailed(f"the analysis process died (exit code "
+                                             f"{proc.exitcode})") from None
+                    if msg[0] == "progress":
+                        if progress is not None:
+                            await progress(msg[1], msg[2], time.monotonic() - t0)
+                        continue
+                    if msg[0] == "done":
+                        self.finished += 1
+                        return msg[1]
+                    if msg[0] == "invalid":
+                        raise AnalysisInvalid(msg[1])
+                    raise AnalysisFailed(msg[1])
+                now = time.monotonic()
+                if now - t0 > self.max_seconds:
+                    raise AnalysisTimeout(f"no answer within the server's limit of "
+                                          f"{self.max_seconds:g} s (give a smaller time "
+                                          f"budget)")
+                if now >= next_check:
+                    next_check = now + 0.25
+                    if gone is not None and await gone():
+                        self.cancelled += 1
+                        raise AnalysisCancelled("the client went away")
+                    if progress is not None:
+                        await progress(None, None, now - t0)
+                await asyncio.sleep(0.02)
+        finally:
+            # No await here: under cancellation every await would be cancelled again.
+            if proc.is_alive():
+                proc.kill()
+            proc.join(2.0)
+            parent.close()
