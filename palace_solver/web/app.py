@@ -34,40 +34,11 @@ from ..game.cards import RANKS, parse_rank, rank_name
 from ..game.position import InvalidPositionError, Position, parse_position, to_text
 from ..game.rules import VARIANTS, Rules, RulesError
 from .board import BoardError, replay
+from .common import METHODS, ApiError, analyze_options, error_response, read_json
+from .live_api import LiveApi
 from .jobs import AnalysisCancelled, AnalysisFailed, AnalysisInvalid, AnalysisTimeout, Runner
 
 STATIC = Path(__file__).parent / "static"
-#: ``method`` values of ``POST /api/analyze`` (those of ``palace analyze --method``).
-METHODS = ("auto", "exact", "sampled", "ismcts")
-ANALYZE_KEYS = ("position", "time", "samples", "seed", "method", "depth")
-
-
-class ApiError(Exception):
-    """An answer other than 200: ``status`` and a one-line message (plus extra keys)."""
-
-    def __init__(self, status: int, message: str, **extra):
-        super().__init__(message)
-        self.status, self.message, self.extra = status, message, extra
-
-
-def error_response(status: int, message: str, **extra) -> JSONResponse:
-    return JSONResponse({"error": message.splitlines()[0] if message else "error", **extra},
-                        status_code=status)
-
-
-async def read_json(request: Request) -> dict:
-    """The request body as a JSON object.
-
-    :raises ApiError: 400 for a body that is not a JSON object.
-    """
-    body = await request.body()
-    try:
-        obj = json.loads(body or b"null")
-    except (ValueError, RecursionError) as e:
-        raise ApiError(400, f"bad JSON: {e}") from None
-    if not isinstance(obj, dict):
-        raise ApiError(400, "expected a JSON object")
-    return obj
 
 
 # -- positions -------------------------------------------------------------------------------
@@ -148,37 +119,6 @@ async def api_position(request: Request) -> Response:
 
 
 # -- analysis --------------------------------------------------------------------------------
-
-def analyze_options(obj: dict) -> dict:
-    """The keyword arguments of :func:`palace_solver.analysis.analyze` from a request, as
-    ``palace analyze`` reads its options.
-
-    :raises ApiError: 400 for an unknown key or a bad value.
-    """
-    for k in obj:
-        if k not in ANALYZE_KEYS:
-            raise ApiError(400, f"unknown key {k!r} (known: {', '.join(ANALYZE_KEYS)})")
-    out: dict = {}
-    t = obj.get("time")
-    if t is not None:
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not t >= 0.01:
-            raise ApiError(400, f'"time" must be a number of seconds, at least 0.01, not {t!r}')
-        out["time_budget"] = float(t)
-    for key, low in (("samples", 1), ("depth", 1), ("seed", None)):
-        v = obj.get(key)
-        if v is None:
-            continue
-        if isinstance(v, bool) or not isinstance(v, int) or (low is not None and v < low):
-            need = "an integer" if low is None else f"an integer, at least {low}"
-            raise ApiError(400, f'"{key}" must be {need}, not {v!r}')
-        out[key] = v
-    out.setdefault("seed", 0)
-    m = obj.get("method", "auto")
-    if m not in METHODS:
-        raise ApiError(400, f'"method" must be one of {", ".join(METHODS)}, not {m!r}')
-    out["method"] = m
-    return out
-
 
 def _parse_analyze(obj: dict, runner: Runner) -> tuple[dict, dict]:
     options = analyze_options(obj)
@@ -325,14 +265,8 @@ def create_app(*, host: str = "127.0.0.1", sessions: str | None = None,
         Route("/api/analyze/stream", api_analyze_stream, methods=["POST"]),
         Route("/api/board", api_board, methods=["POST"]),
     ]
-    live = None
-    try:
-        from .live_api import LiveApi
-    except ImportError:   # pragma: no cover - the live session model not there
-        LiveApi = None
-    if LiveApi is not None:
-        live = LiveApi(sessions or ".")
-        routes += live.routes()
+    live = LiveApi(sessions or ".")
+    routes += live.routes()
     routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     app = Starlette(routes=routes, exception_handlers={ApiError: api_error, 404: not_found,
                                                        405: not_found})

@@ -68,7 +68,15 @@ function renderTable(t, opts = {}) {
   const errs = opts.errors || {};
   const isTarget = (zone, seat) => edit && edit.target.zone === zone && edit.target.seat === seat;
   const zone = (zoneName, seat, label, cards, extra) => {
-    const chips = cards.map((r, i) => card(r, edit ? {
+    let chips;
+    if (zoneName === "burned") {
+      // Burned cards grouped by rank: "7 ×4"; a tap gives one back.
+      const groups = [];
+      cards.forEach((r, i) => { const g = groups.find((x) => x.r === r); if (g) g.k++; else groups.push({ r, k: 1, i }); });
+      chips = groups.map((g) => h("span", { class: cardClass(g.r) + " group", role: "button", title: "tap to take one back",
+        dataset: { rank: g.r }, onclick: (ev) => { ev.stopPropagation(); edit.remove(zoneName, seat, cards.lastIndexOf(g.r)); } },
+        g.r, g.k > 1 ? h("small", {}, "×" + g.k) : null));
+    } else chips = cards.map((r, i) => card(r, edit ? {
       role: "button", title: "tap to remove", dataset: { idx: i },
       onclick: (ev) => { ev.stopPropagation(); edit.remove(zoneName, seat, i); } } : {}));
     return h("div", { class: "zone" + (isTarget(zoneName, seat) ? " target" : ""),
@@ -121,6 +129,35 @@ function renderTable(t, opts = {}) {
         h("button", { class: "small", onclick: () => edit.clear("burned") }, "clear burned")) : null,
       errs.burned ? h("div", { class: "err" }, errs.burned) : null,
       draw, errs.draw ? h("div", { class: "err" }, errs.draw) : null));
+}
+
+// The analysis as a table: a row per move, best first, loss % per player (± half the 95%
+// interval when sampled), ties marked; onPlay(move) when a row is tapped.
+function moveTable(a, names, onPlay) {
+  const cis = (a.stats && a.stats.move_ci95) || {};
+  const same = (x, y) => x && y && x.length === y.length && x.every((v, i) => v === y[i]);
+  const st = a.stats || {};
+  const info = [`method ${a.method}`];
+  if (st.depth !== undefined) info.push(`depth ${st.depth}`);
+  if (st.nodes !== undefined) info.push(`${Number(st.nodes).toLocaleString("en")} nodes`);
+  if (a.samples || st.samples) info.push(`${a.samples || st.samples} samples`);
+  if (st.seconds !== undefined) info.push(`${Number(st.seconds).toFixed(3)} s`);
+  const ties = a.moves.some((m, i) => i > 0 && same(m.loss_probability, a.moves[i - 1].loss_probability));
+  return h("div", { class: "result", id: "result" },
+    h("div", { class: "info", id: "result-info" }, info.join(" · ")),
+    h("table", { class: "movetable", id: "movetable" },
+      h("thead", {}, h("tr", {}, h("th", {}, "move"), names.map((n) => h("th", {}, "loss ", n)))),
+      h("tbody", {}, a.moves.map((m, i) => {
+        const tie = (i > 0 && same(m.loss_probability, a.moves[i - 1].loss_probability))
+                 || (i + 1 < a.moves.length && same(m.loss_probability, a.moves[i + 1].loss_probability));
+        const ci = m.ci95 || cis[m.move];
+        return h("tr", { class: (i === 0 ? "best" : "") + (tie ? " tie" : ""), dataset: { move: m.move },
+                         title: onPlay ? "play " + m.move : null, onclick: onPlay ? () => onPlay(m.move) : null },
+          h("td", { class: "mv" }, i === 0 ? "★ " : "", m.move, tie ? h("small", { class: "tiemark" }, " =") : null),
+          m.loss_probability.map((x, j) => h("td", { dataset: { loss: String(x) } }, pct(x),
+            ci && ci[j] && ci[j][1] > ci[j][0] ? h("small", {}, ` ±${(100 * (ci[j][1] - ci[j][0]) / 2).toFixed(1)}`) : null)));
+      }))),
+    h("div", { class: "hint" }, onPlay ? "Tap a move to play it. " : "", ties ? "= marks moves tied on value." : ""));
 }
 
 // -- the analysis board -------------------------------------------------------------------
@@ -442,11 +479,11 @@ const Board = {
     const steps = (this.result && this.result.steps) || [];
     return h("section", { class: "line" },
       h("div", { class: "nav" },
-        h("button", { id: "first", "aria-label": "to the start", disabled: this.cur === 0, onclick: () => this.go(0) }, "⏮"),
+        h("button", { id: "first", "aria-label": "to the start", disabled: this.cur === 0, onclick: () => this.go(0) }, "«"),
         h("button", { id: "back", "aria-label": "back", disabled: this.cur === 0, onclick: () => this.go(this.cur - 1) }, "◀"),
         h("span", { id: "stepno" }, `step ${this.cur} of ${n}`),
         h("button", { id: "forward", "aria-label": "forward", disabled: this.cur >= n, onclick: () => this.go(this.cur + 1) }, "▶"),
-        h("button", { id: "last", "aria-label": "to the end", disabled: this.cur >= n, onclick: () => this.go(n) }, "⏭")),
+        h("button", { id: "last", "aria-label": "to the end", disabled: this.cur >= n, onclick: () => this.go(n) }, "»")),
       n ? h("ol", { class: "steps" }, this.line.map((s, i) => h("li", {
         class: i < this.cur ? "done" : "ahead", onclick: () => this.go(i + 1) },
         i < steps.length ? steps[i].text + (steps[i].notes.length ? " · " + steps[i].notes.join(", ") : "") : s))) : null);
@@ -492,29 +529,7 @@ const Board = {
 
   renderResult(a) {
     const names = this.result.table.players.filter((p) => !p.out).map((p) => p.name);
-    const cis = (a.stats && a.stats.move_ci95) || {};
-    const same = (x, y) => x && y && x.length === y.length && x.every((v, i) => v === y[i]);
-    const st = a.stats || {};
-    const info = [`method ${a.method}`];
-    if (st.depth !== undefined) info.push(`depth ${st.depth}`);
-    if (st.nodes !== undefined) info.push(`${Number(st.nodes).toLocaleString("en")} nodes`);
-    if (a.samples || st.samples) info.push(`${a.samples || st.samples} samples`);
-    if (st.seconds !== undefined) info.push(`${Number(st.seconds).toFixed(3)} s`);
-    return h("div", { class: "result", id: "result" },
-      h("div", { class: "info", id: "result-info" }, info.join(" · ")),
-      h("table", { class: "movetable", id: "movetable" },
-        h("thead", {}, h("tr", {}, h("th", {}, "move"), names.map((n) => h("th", {}, "loss ", n)))),
-        h("tbody", {}, a.moves.map((m, i) => {
-          const tie = (i > 0 && same(m.loss_probability, a.moves[i - 1].loss_probability))
-                   || (i + 1 < a.moves.length && same(m.loss_probability, a.moves[i + 1].loss_probability));
-          const ci = m.ci95 || cis[m.move];
-          return h("tr", { class: (i === 0 ? "best" : "") + (tie ? " tie" : ""), dataset: { move: m.move },
-                           title: "play " + m.move, onclick: () => this.play(m.move) },
-            h("td", { class: "mv" }, i === 0 ? "★ " : "", m.move, tie ? h("small", { class: "tiemark" }, " =") : null),
-            m.loss_probability.map((x, j) => h("td", { dataset: { loss: String(x) } }, pct(x),
-              ci && ci[j] && ci[j][1] > ci[j][0] ? h("small", {}, ` ±${(100 * (ci[j][1] - ci[j][0]) / 2).toFixed(1)}`) : null)));
-        }))),
-      h("div", { class: "hint" }, "Tap a move to play it. ", a.moves.some((m, i) => i > 0 && same(m.loss_probability, a.moves[i - 1].loss_probability)) ? "= marks moves tied on value." : ""));
+    return moveTable(a, names, (m) => this.play(m));
   },
 
   renderExport() {
@@ -571,11 +586,215 @@ const Board = {
 };
 Board.validate = debounce(() => Board.doValidate(), 120);
 
+
+// -- the live companion -------------------------------------------------------------------
+const Live = {
+  sid: null, st: null, reply: null, who: null, count: 1, hint: null, hinting: null,
+  opts: { time: "2", seed: "0" }, form: null, formError: "", lastField: null, list: null,
+
+  async show(path, params) {
+    App.view = "live";
+    const m = path.match(/^\/live\/(.+)$/);
+    this.sid = m ? decodeURIComponent(m[1]) : null;
+    this.reply = null; this.hint = null; this.who = null;
+    if (this.hinting) { this.hinting.abort(); this.hinting = null; }
+    if (!this.sid) return this.showList();
+    const r = await api(`/api/live/${encodeURIComponent(this.sid)}`);
+    if (!r.ok) { this.st = null; this.reply = { ok: false, message: r.data.error }; }
+    else this.st = r.data;
+    this.render();
+  },
+
+  // -- the list and the new-game form ---------------------------------------------------
+  async showList() {
+    const r = await api("/api/live");
+    this.list = r.ok ? r.data : { sessions: [], directory: "?" };
+    if (!this.form) this.form = { names: "me bob", me: "", rules: "standard", hand: "", up: {}, first: "", file: "", position: "" };
+    this.renderList();
+  },
+
+  formNames() { return this.form.names.replace(/,/g, " ").split(/\s+/).filter((x) => x); },
+
+  renderList() {
+    if (App.view !== "live" || this.sid) return;
+    const f = this.form;
+    const field = (key, label, placeholder, attrs = {}) => h("label", {}, label,
+      h("input", { id: "new-" + key, value: f[key], placeholder, ...attrs,
+                   onfocus: (ev) => { this.lastField = ev.target; },
+                   oninput: (ev) => { f[key] = ev.target.value; if (key === "names") this.renderList(); } }));
+    const names = this.formNames();
+    const sessions = this.list.sessions;
+    const focus = document.activeElement && document.activeElement.id;
+    document.getElementById("view").replaceChildren(h("div", { class: "live" },
+      h("div", { class: "col" },
+        h("section", { class: "form" }, h("h3", {}, "New game"),
+          h("p", { class: "hint" }, "The table as you see it after the deal and the swap. Names in turn order, from the dealer's left."),
+          field("names", "Players", "me bob ann"),
+          field("me", "You are (default: 'me', else the first)", ""),
+          field("rules", "Rules", "standard or standard+seven_low"),
+          field("hand", "Your hand", "3 7 K"),
+          names.map((nm) => h("label", {}, `Face-up cards of ${nm}`,
+            h("input", { id: "new-up-" + nm, value: f.up[nm] || "", placeholder: "2 J Q", dataset: { up: nm },
+                         onfocus: (ev) => { this.lastField = ev.target; },
+                         oninput: (ev) => { f.up[nm] = ev.target.value; } }))),
+          field("first", "Who plays first (empty: the rule decides)", ""),
+          field("file", "Session file name (empty: by the date)", "palace-live-….json"),
+          h("details", {}, h("summary", {}, "or start mid-game from a position"),
+            h("label", {}, "Position (text form or JSON) as you see it",
+              h("textarea", { id: "new-position", rows: 3, oninput: (ev) => { f.position = ev.target.value; } }, f.position))),
+          h("div", { class: "prow" }, RANKS.slice(0, 13).map((r) => h("button", {
+            class: cardClass(r) + " pick", "aria-label": `type ${r}`,
+            onmousedown: (ev) => ev.preventDefault(),
+            onclick: () => {
+              const el = this.lastField; if (!el) return;
+              el.value = (el.value.trim() + " " + r).trim(); el.dispatchEvent(new Event("input"));
+              el.focus();
+            } }, r))),
+          h("div", { class: "row" }, h("button", { id: "start-game", class: "primary", onclick: () => this.create() }, "Start"),
+            h("span", { class: "err", id: "new-error" }, this.formError))),
+      ),
+      h("div", { class: "col" },
+        h("section", {}, h("h3", {}, "Sessions"),
+          h("p", { class: "hint" }, "In ", h("code", {}, this.list.directory), ": the files of palace live --resume."),
+          sessions.length ? h("ul", { class: "sessions" }, sessions.map((x) => h("li", {},
+            h("a", { href: `#/live/${encodeURIComponent(x.id)}` }, x.id), ` · ${(x.names || []).join(", ")} · ${x.events} events`)))
+            : h("p", {}, "No session yet.")))));
+    if (focus) { const el = document.getElementById(focus); if (el) el.focus(); }
+  },
+
+  async create() {
+    const f = this.form;
+    let body;
+    if (f.position.trim()) body = { position: f.position.trim(), me: f.me || null, file: f.file || null };
+    else {
+      const up = this.formNames().map((nm) => `${nm}: ${f.up[nm] || ""}`).join("; ");
+      body = { names: f.names, me: f.me || null, rules: f.rules || null, hand: f.hand, up, first: f.first || null, file: f.file || null };
+    }
+    const r = await api("/api/live", body);
+    if (!r.ok) { this.formError = r.data.error; this.renderList(); return; }
+    this.formError = "";
+    location.hash = `#/live/${encodeURIComponent(r.data.id)}`;
+  },
+
+  // -- one session ----------------------------------------------------------------------
+  async send(line) {
+    const r = await api(`/api/live/${encodeURIComponent(this.sid)}/event`, { event: line });
+    this.afterChange(r, line);
+  },
+  async undo() {
+    const r = await api(`/api/live/${encodeURIComponent(this.sid)}/undo`, { count: 1 });
+    this.afterChange(r, "undo");
+  },
+  afterChange(r, line) {
+    if (r.data && r.data.state) this.st = r.data.state;
+    this.reply = r.ok ? { ok: true, message: r.data.message, line } : { ok: false, message: r.data.error, line };
+    if (r.ok) { this.count = 1; this.who = null; this.hint = null; }
+    this.render();
+  },
+
+  async askHint() {
+    if (this.hinting) this.hinting.abort();
+    const ctrl = new AbortController();
+    this.hinting = ctrl;
+    this.hint = { running: true };
+    this.render();
+    const body = {};
+    const t = parseFloat(this.opts.time), seed = parseInt(this.opts.seed, 10);
+    if (!isNaN(t)) body.time = t;
+    if (!isNaN(seed)) body.seed = seed;
+    let r;
+    try { r = await api(`/api/live/${encodeURIComponent(this.sid)}/hint`, body, { signal: ctrl.signal }); }
+    catch (e) { return; }
+    if (this.hinting !== ctrl) return;
+    this.hinting = null;
+    this.hint = r.ok ? r.data : { error: r.data.error };
+    this.render();
+  },
+
+  selected() {
+    const st = this.st;
+    const e = st.expect;
+    return this.who || e.player || (st.table.to_move !== null ? st.names[st.table.to_move] : st.names[0]);
+  },
+
+  render() {
+    if (App.view !== "live" || !this.sid) return;
+    const view = document.getElementById("view");
+    const st = this.st;
+    if (!st) {
+      view.replaceChildren(h("section", {}, h("div", { class: "reply bad", id: "reply" }, this.reply ? this.reply.message : "…"),
+        h("a", { href: "#/live" }, "all sessions")));
+      return;
+    }
+    const e = st.expect;
+    const who = this.selected();
+    const seat = st.names.indexOf(who);
+    const pl = st.table.players[seat];
+    const mode = e.kind === "draw" || e.kind === "start" ? e.kind : (pl && pl.source === "face_down") ? "flip" : "play";
+    const meWord = (nm) => (nm === st.me ? "me" : nm);
+    const ranks = RANKS.filter((r) => r !== "JK" || (st.rules || "").includes("jokers"));
+    const rankEvent = (r) => mode === "draw" ? `draw ${r}` : mode === "start" ? `start ${r}`
+      : mode === "flip" ? `${meWord(who)} flip ${r}` : `${meWord(who)} ${this.count > 1 ? `${r}x${this.count}` : r}`;
+    const modeText = { draw: `you drew (${e.cards} to enter): tap each card`, start: "the start card",
+                       flip: `${who} flips a face-down card: which?`, play: `${who} plays` }[mode];
+    const focus = document.activeElement && document.activeElement.id;
+    const ups = pl && pl.source === "face_up" ? [...new Set(pl.face_up)] : [];
+    const tableCol = h("div", { class: "col tablecol" },
+        renderTable(st.table),
+        h("section", {}, h("div", { class: "zlabel wide" }, "unseen cards (", String(st.unseen_total), ")"),
+          h("div", { class: "unseen", id: "unseen" }, Object.entries(st.unseen).map(([r, k]) =>
+            h("span", { class: cardClass(r), dataset: { rank: r } }, r, h("small", {}, "×" + k))))),
+        h("section", {}, h("div", { class: "row" }, h("b", {}, `Events (${st.events.length})`), h("a", { href: "#/live" }, "all sessions")),
+          st.events.length ? h("ol", { class: "events", id: "events" }, st.events.map((x) => h("li", {}, x))) : h("p", { class: "hint" }, "none yet")));
+    view.replaceChildren(h("div", { class: "live" },
+      h("div", { class: "col entercol" },
+        h("div", { class: "rules-line" }, `${st.rules} · you are ${st.me} · file `, h("code", { id: "live-file" }, st.file)),
+        h("section", { class: "status", id: "live-status" }, h("b", {}, st.status)),
+        this.reply ? h("div", { class: "reply " + (this.reply.ok ? "ok" : "bad"), id: "reply" },
+          this.reply.ok ? "" : "refused: ", this.reply.message) : null,
+        e.kind === "over" ? h("section", {}, h("b", {}, "The game is over."), " ", h("a", { href: "#/live" }, "all sessions")) :
+        h("section", { class: "enter" },
+          mode === "play" || mode === "flip" ? h("div", { class: "who" }, st.names.map((nm, i) => st.table.players[i].out ? null :
+            h("button", { class: nm === who ? "on" : "", dataset: { who: nm }, onclick: () => { this.who = nm; this.render(); } }, nm))) : null,
+          h("div", { class: "ptitle", id: "mode" }, modeText),
+          mode === "play" ? h("div", { class: "who" }, [1, 2, 3, 4].map((k) => h("button", {
+            class: k === this.count ? "on" : "", dataset: { count: k }, onclick: () => { this.count = k; this.render(); } }, "×" + k))) : null,
+          h("div", { class: "bigbuttons", id: "ranks" }, ranks.map((r) => h("button", {
+            class: cardClass(r), dataset: { rank: r }, onclick: () => this.send(rankEvent(r)) }, r))),
+          h("div", { class: "bigbuttons" },
+            mode === "play" && pl && pl.source === "hand" ? h("button", { class: "wide", id: "pickup", onclick: () => this.send(`${meWord(who)} pickup`) }, "pickup") : null,
+            ups.map((r) => h("button", { class: "wide", dataset: { pickup: r }, onclick: () => this.send(`${meWord(who)} pickup ${r}`) }, `pickup ${r}`)),
+            e.kind === "first" ? h("button", { class: "wide", id: "first", onclick: () => this.send(`first ${who}`) }, `${who} first`) : null,
+            h("button", { class: "wide", id: "burn", title: "check: did the last event burn the pile?", onclick: () => this.send("burn") }, "burn?"),
+            h("button", { class: "wide", id: "undo", onclick: () => this.undo() }, "undo"),
+            h("button", { class: "wide primary", id: "hint", onclick: () => this.askHint() }, "hint")),
+          h("div", { class: "typed" },
+            h("input", { id: "typed", placeholder: "or type an event: bob 7x2, draw 7 K, bob flip 9",
+                         onkeydown: (ev) => { if (ev.key === "Enter" && ev.target.value.trim()) { this.send(ev.target.value.trim()); } } }),
+            h("button", { onclick: () => { const v = document.getElementById("typed").value.trim(); if (v) this.send(v); } }, "Send"))),
+        this.renderHint()),
+      tableCol));
+    if (focus && focus !== "typed") { const el = document.getElementById(focus); if (el) el.focus(); }
+  },
+
+  renderHint() {
+    const opt = (key, label) => h("label", {}, label, " ", h("input", { id: "hint-" + key, size: 3, value: this.opts[key],
+      onchange: (ev) => { this.opts[key] = ev.target.value.trim(); } }));
+    const hnt = this.hint;
+    return h("section", { class: "analysis", id: "hint-panel" },
+      h("div", { class: "row" }, h("b", {}, "Hint"), opt("time", "time s"), opt("seed", "seed")),
+      !hnt ? null : hnt.running ? h("div", { class: "progress" }, h("progress", {}), " thinking…")
+        : hnt.error ? h("div", { class: "err", id: "hint-error" }, hnt.error)
+        : [h("div", { class: "info" }, `${hnt.mover} to move`),
+           moveTable(hnt.analysis, hnt.names, (m) => { if (m !== "flip") this.send(`${hnt.mover === this.st.me ? "me" : hnt.mover} ${m}`); })]);
+  },
+};
+
 // -- routing ------------------------------------------------------------------------------
 async function route() {
   const { path, params } = parseHash();
   for (const a of document.querySelectorAll("header nav a")) a.classList.toggle("on", path.startsWith(a.getAttribute("href").slice(1)));
-  if (path.startsWith("/live") && window.Live) { Board.stop(); await Live.show(path, params); }
+  if (path.startsWith("/live")) { Board.stop(); await Live.show(path, params); }
   else await Board.show(params);
 }
 

@@ -1,0 +1,76 @@
+"""What the endpoints share: the error answer, reading a JSON body, and the options of
+an analysis read as ``palace analyze`` reads them."""
+from __future__ import annotations
+
+import json
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+__all__ = ["ANALYZE_KEYS", "METHODS", "ApiError", "analyze_options", "error_response",
+           "read_json"]
+
+#: ``method`` values of ``POST /api/analyze`` (those of ``palace analyze --method``).
+METHODS = ("auto", "exact", "sampled", "ismcts")
+ANALYZE_KEYS = ("position", "time", "samples", "seed", "method", "depth")
+
+
+class ApiError(Exception):
+    """An answer other than 200: ``status`` and a one-line message (plus extra keys)."""
+
+    def __init__(self, status: int, message: str, **extra):
+        super().__init__(message)
+        self.status, self.message, self.extra = status, message, extra
+
+
+def error_response(status: int, message: str, **extra) -> JSONResponse:
+    return JSONResponse({"error": message.splitlines()[0] if message else "error", **extra},
+                        status_code=status)
+
+
+async def read_json(request: Request) -> dict:
+    """The request body as a JSON object.
+
+    :raises ApiError: 400 for a body that is not a JSON object.
+    """
+    body = await request.body()
+    try:
+        obj = json.loads(body or b"null")
+    except (ValueError, RecursionError) as e:
+        raise ApiError(400, f"bad JSON: {e}") from None
+    if not isinstance(obj, dict):
+        raise ApiError(400, "expected a JSON object")
+    return obj
+
+
+def analyze_options(obj: dict) -> dict:
+    """The keyword arguments of :func:`palace_solver.analysis.analyze` from a request, as
+    ``palace analyze`` reads its options.
+
+    :raises ApiError: 400 for an unknown key or a bad value.
+    """
+    for k in obj:
+        if k not in ANALYZE_KEYS:
+            raise ApiError(400, f"unknown key {k!r} (known: {', '.join(ANALYZE_KEYS)})")
+    out: dict = {}
+    t = obj.get("time")
+    if t is not None:
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not t >= 0.01:
+            raise ApiError(400, f'"time" must be a number of seconds, at least 0.01, not {t!r}')
+        out["time_budget"] = float(t)
+    for key, low in (("samples", 1), ("depth", 1), ("seed", None)):
+        v = obj.get(key)
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or (low is not None and v < low):
+            need = "an integer" if low is None else f"an integer, at least {low}"
+            raise ApiError(400, f'"{key}" must be {need}, not {v!r}')
+        out[key] = v
+    out.setdefault("seed", 0)
+    m = obj.get("method", "auto")
+    if m not in METHODS:
+        raise ApiError(400, f'"method" must be one of {", ".join(METHODS)}, not {m!r}')
+    out["method"] = m
+    return out
+
+
