@@ -25,7 +25,18 @@ function h(tag, attrs, ...children) {
   return el;
 }
 
+// Requests in flight and edits waiting to be checked: body[data-busy] (tests wait for 0).
+const Busy = {
+  n: 0,
+  add(k) { this.n += k; document.body.dataset.busy = String(this.n); },
+};
+
 async function api(path, body, opts = {}) {
+  Busy.add(1);
+  try { return await apiCall(path, body, opts); } finally { Busy.add(-1); }
+}
+
+async function apiCall(path, body, opts = {}) {
   const init = { method: body === undefined ? "GET" : "POST", signal: opts.signal,
                  headers: { "Content-Type": "application/json" } };
   if (body !== undefined) init.body = JSON.stringify(body);
@@ -51,7 +62,10 @@ function cardClass(r) {
 function card(r, attrs = {}) { return h("span", { class: cardClass(r), ...attrs }, r); }
 function debounce(fn, ms) {
   let t = null;
-  return (...a) => { clearTimeout(t); t = setTimeout(() => fn(...a), ms); };
+  return (...a) => {
+    if (t === null) Busy.add(1); else clearTimeout(t);
+    t = setTimeout(async () => { t = null; try { await fn(...a); } finally { Busy.add(-1); } }, ms);
+  };
 }
 function parseHash() {
   const hash = location.hash.replace(/^#/, "") || "/board";
@@ -229,12 +243,14 @@ const Board = {
         B.ed.perspective = null; B.ed.last_player = null;
         B.target = { zone: "hand", seat: 0 }; B.changed();
       },
-      fillDraw() {
+      async fillDraw() {
+        await B.doValidate();
         const left = Object.values(B.left).reduce((a, b) => a + b, 0);
         const hidden = B.ed.players.reduce((a, p) => a + p.face_down + p.unknown, 0);
         B.ed.draw_pile = Math.max(0, left - hidden); B.changed();
       },
-      burnRest() {
+      async burnRest() {
+        await B.doValidate();
         for (const r of RANKS) for (let k = 0; k < (B.left[r] || 0); k++) B.ed.burned.push(r);
         B.ed.burned = sortCards(B.ed.burned); B.changed();
       },
@@ -421,7 +437,8 @@ const Board = {
 
   renderRules(errs) {
     const variants = (App.info && App.info.variants) || [];
-    return h("details", { class: "rules" + (errs.rules ? " bad" : "") },
+    return h("details", { class: "rules" + (errs.rules ? " bad" : ""), open: !!this.rulesOpen,
+                          ontoggle: (ev) => { this.rulesOpen = ev.target.open; } },
       h("summary", {}, "Rules: ", h("b", { id: "rules-name" }, this.rulesText())),
       h("div", { class: "variants" }, variants.map((v) => h("label", {},
         h("input", { type: "checkbox", checked: this.ed.variants.includes(v), dataset: { variant: v },
@@ -537,14 +554,17 @@ const Board = {
     const node = this.result && this.result.node;
     const text = node && node.text ? node.text : c ? c.text : "";
     const json = node && node.position ? JSON.stringify(node.position, null, 1) : c ? JSON.stringify(c.json, null, 1) : "";
-    return h("details", { class: "export", id: "export" },
+    return h("details", { class: "export", id: "export", open: !!this.exportOpen,
+                          ontoggle: (ev) => { this.exportOpen = ev.target.open; } },
       h("summary", {}, "Paste, export, share"),
       h("label", { class: "block" }, "Paste a position (text form or JSON)",
-        h("textarea", { id: "paste", rows: 3, placeholder: "standard | me: 7 7 / A / 1 ; bob: K / 2 / 1 | pile 5 | to_move 0" })),
+        h("textarea", { id: "paste", rows: 3, placeholder: "standard | me: 7 7 / A / 1 ; bob: K / 2 / 1 | pile 5 | to_move 0",
+                        oninput: (ev) => { this.pasteText = ev.target.value; } }, this.pasteText || "")),
       h("div", { class: "row" }, h("button", { id: "load", onclick: () => this.loadPasted() }, "Load"),
         h("span", { id: "paste-error", class: "err" }, this.pasteError || "")),
-      h("label", { class: "block" }, "Text form", h("input", { id: "export-text", readonly: true, value: text })),
-      h("label", { class: "block" }, "JSON", h("textarea", { id: "export-json", rows: 6, readonly: true }, json)),
+      h("label", { class: "block" }, node && !node.position ? "Text form (of the start)" : "Text form",
+        h("input", { id: "export-text", readonly: true, value: text })),
+      h("label", { class: "block" }, node && !node.position ? "JSON (of the start)" : "JSON", h("textarea", { id: "export-json", rows: 6, readonly: true }, json)),
       h("div", { class: "row" },
         h("button", { id: "copy-link", onclick: () => this.copy(this.shareUrl()) }, "Copy link"),
         h("a", { href: this.shareUrl(), id: "share" }, "shareable link")));
@@ -639,9 +659,10 @@ const Live = {
                          oninput: (ev) => { f.up[nm] = ev.target.value; } }))),
           field("first", "Who plays first (empty: the rule decides)", ""),
           field("file", "Session file name (empty: by the date)", "palace-live-….json"),
-          h("details", {}, h("summary", {}, "or start mid-game from a position"),
+          h("details", { open: !!f.position }, h("summary", {}, "or start mid-game from a position"),
             h("label", {}, "Position (text form or JSON) as you see it",
               h("textarea", { id: "new-position", rows: 3, oninput: (ev) => { f.position = ev.target.value; } }, f.position))),
+          h("div", { class: "ptitle" }, "Tap a card to type it into the field you are in"),
           h("div", { class: "prow" }, RANKS.slice(0, 13).map((r) => h("button", {
             class: cardClass(r) + " pick", "aria-label": `type ${r}`,
             onmousedown: (ev) => ev.preventDefault(),
@@ -816,4 +837,4 @@ async function init() {
   });
   await route();
 }
-document.addEventListener("DOMContentLoaded", init);
+document.addEventListener("DOMContentLoaded", () => { document.body.dataset.busy = "0"; init(); });

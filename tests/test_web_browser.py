@@ -1,0 +1,250 @@
+"""The page in a real headless Chromium (Debian's ``chromium``, driven by Playwright):
+build a position by tapping and analyze it (the table equals ``palace analyze --json``),
+play the best move and step back, follow a short live game with a hint and a reload.
+
+Outside CI a missing browser skips these tests with one line; under ``CI=true`` it fails
+them. ``PALACE_SCREENSHOTS=DIR`` keeps the screenshots (the README's are made that way:
+``PALACE_SCREENSHOTS=docs/screenshots pytest tests/test_web_browser.py``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from webutil import Server
+
+from palace_solver.cli.main import cli
+from palace_solver.live.session import Session
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 860}
+
+BURNED = ("2 2 2 2 3 3 3 3 4 4 5 5 5 6 6 7 7 7 7 8 8 8 8 9 9 9 10 10 10 10 J J J J Q Q Q Q "
+          "K K A A A A")
+#: examples/endgame.json, canonical text form.
+ENDGAME = (f"standard | me: K K / - / 2 ; bob: - / - / 1 | pile 4 6 6 | burned {BURNED} "
+           f"| draw 0 | to_move 0")
+
+
+def _missing() -> str | None:
+    need = []
+    if not os.path.exists(CHROMIUM):
+        need.append("Debian's chromium (apt-get install chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        need.append("playwright (pip install playwright)")
+    return " and ".join(need) or None
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    missing = _missing()
+    if missing:
+        msg = f"browser tests need {missing}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    from playwright.sync_api import sync_playwright
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_playwright() as p:
+        # A persistent context is the one that takes a user data directory of our own.
+        ctx = p.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, headless=True, args=FLAGS,
+            viewport=PHONE)
+        ctx.set_default_timeout(20_000)
+        yield ctx
+        ctx.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    s = Server(tmp_path_factory.mktemp("sessions"))
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory):
+    d = os.environ.get("PALACE_SCREENSHOTS")
+    path = Path(d) if d else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture()
+def page(browser):
+    pg = browser.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    pg.close()
+    assert not errors, errors
+
+
+def idle(pg):
+    pg.wait_for_selector('body[data-busy="0"]', state="attached")
+
+
+def tap(pg, selector, times=1):
+    for _ in range(times):
+        pg.click(selector)
+        idle(pg)
+
+
+def screenshot(pg, shots, name):
+    for label, size in (("phone", PHONE), ("desktop", DESKTOP)):
+        pg.set_viewport_size(size)
+        pg.wait_for_timeout(150)
+        pg.screenshot(path=str(shots / f"{name}-{label}.png"), full_page=True)
+    pg.set_viewport_size(PHONE)
+
+
+def cli_json(*args) -> dict:
+    r = CliRunner().invoke(cli, ["analyze", *args, "--json"])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.output)
+
+
+def table_rows(pg) -> list[list]:
+    return pg.eval_on_selector_all(
+        "#movetable tbody tr",
+        "trs => trs.map(tr => [tr.dataset.move, ...Array.from("
+        "tr.querySelectorAll('td[data-loss]')).map(td => Number(td.dataset.loss))])")
+
+
+def test_build_by_tapping_analyze_play_and_step_back(page, server, shots):
+    pg = page
+    pg.goto(server.url + "/#/board")
+    pg.wait_for_selector("#check.ok")
+    tap(pg, "#new")                                     # two empty players, 3 face-down each
+    pg.wait_for_selector("#check.bad")
+    tap(pg, '.player[data-seat="0"] [data-counter="down"] button[aria-label^="fewer"]')
+    tap(pg, '.player[data-seat="1"] [data-counter="down"] button[aria-label^="fewer"]', 2)
+    tap(pg, '.palette button[data-rank="K"]', 2)        # into me's hand (the target)
+    tap(pg, '.zone[data-zone="pile"]')
+    for r in ("4", "6", "6"):
+        tap(pg, f'.palette button[data-rank="{r}"]')
+    # the message says what is wrong, next to the draw pile (the unseen count)
+    assert "unseen cards" in pg.inner_text("#check")
+    assert pg.locator(".middle.bad").count() == 1
+    tap(pg, "text=burn the rest")
+    for r in ("4", "5", "9"):                           # three cards stay unseen (face-down)
+        tap(pg, f'.zone[data-zone="burned"] [data-rank="{r}"]')
+    pg.wait_for_selector("#check.ok")
+    assert pg.input_value("#export-text") == ENDGAME
+    assert json.loads(pg.input_value("#export-json"))["pile"] == ["4", "6", "6"]
+
+    pg.click("#analyze")
+    pg.wait_for_selector("#movetable")
+    want = cli_json(ENDGAME, "--time", "5", "--samples", "200", "--seed", "0")
+    assert table_rows(pg) == [[m["move"], *m["loss_probability"]] for m in want["moves"]]
+    first = pg.inner_text("#movetable tbody tr:first-child")
+    assert "33.33%" in first and "66.67%" in first
+    assert "method exact" in pg.inner_text("#result-info")
+    assert "=" in pg.inner_text("#movetable")           # K and Kx2 tie
+    pg.click("#export summary")
+    screenshot(pg, shots, "board")
+
+    # play the best move: bob is to flip; the flip is a chance event offered as choices
+    pg.click("#movetable tbody tr:first-child")
+    pg.wait_for_selector("text=step 1 of 1")
+    idle(pg)
+    assert "l=K" in pg.url
+    assert pg.inner_text("#node").startswith("bob to move")
+    tap(pg, '#node button[data-move="flip"]')
+    pg.wait_for_selector("#node.chance")
+    cards = pg.eval_on_selector_all("#node .outcome", "bs => bs.map(b => b.dataset.card)")
+    assert cards == ["4", "5", "9"]
+    screenshot(pg, shots, "board-chance")
+    tap(pg, '#node .outcome[data-card="9"]')
+    pg.wait_for_selector("text=step 3 of 3")
+    # step back through the line, and forward again
+    tap(pg, "#back")
+    pg.wait_for_selector("#node.chance")
+    tap(pg, "#first")
+    pg.wait_for_selector("text=step 0 of 3")
+    assert table_rows(pg) == [[m["move"], *m["loss_probability"]] for m in want["moves"]]
+    assert pg.locator(".palette").count() == 1          # back at the start: editable
+    tap(pg, "#forward")
+    pg.wait_for_selector("text=step 1 of 3")
+    # the shareable URL brings back the same line at the same step
+    url = pg.url
+    pg.goto("about:blank")
+    pg.goto(url)
+    pg.wait_for_selector("text=step 1 of 3")
+    assert pg.inner_text("#node").startswith("bob to move")
+
+
+def test_paste_shows_the_error_then_loads(page, server):
+    pg = page
+    pg.goto(server.url + "/#/board")
+    pg.wait_for_selector("#check.ok")
+    pg.click("#export summary")
+    pg.fill("#paste", "standard | me: 7 7 7 7 7 / - / 1 ; bob: K / - / 1 | to_move 0")
+    tap(pg, "#load")
+    assert "5 cards of rank 7" in pg.inner_text("#paste-error")
+    pg.fill("#paste", ENDGAME.replace("me: K K", "me: K Q").replace("Q Q Q Q", "Q Q Q K"))
+    tap(pg, "#load")
+    pg.wait_for_selector("#check.ok")
+    assert pg.input_value("#export-text").startswith("standard | me: Q K / - / 2")
+
+
+def test_live_game_with_a_hint_and_a_reload(page, server, shots):
+    pg = page
+    pg.goto(server.url + "/#/live")
+    pg.wait_for_selector("#new-names")
+    pg.fill("#new-names", "me bob")
+    pg.fill("#new-hand", "9 9 K")
+    pg.fill("#new-up-me", "2 J Q")
+    pg.fill("#new-up-bob", "4 4 A")
+    pg.fill("#new-first", "bob")
+    pg.fill("#new-file", "browser-game")
+    screenshot(pg, shots, "live-new")
+    tap(pg, "#start-game")
+    pg.wait_for_selector("#live-status")
+    assert "bob's turn" in pg.inner_text("#live-status")
+
+    tap(pg, '#ranks button[data-rank="5"]')             # bob plays a 5
+    assert "your turn" in pg.inner_text("#live-status")
+    # an event the rules refuse: the terminal's message, and nothing changes
+    tap(pg, '.who button[data-who="bob"]')
+    tap(pg, '#ranks button[data-rank="3"]')
+    path = Path(pg.inner_text("#live-file"))
+    refusal = Session.load(str(path)).try_apply("bob 3").message
+    assert pg.inner_text("#reply") == f"refused: {refusal}"
+    assert Session.load(str(path)).events == ["bob 5"]
+    tap(pg, '.who button[data-who="me"]')
+    tap(pg, '.who button[data-count="2"]')
+    tap(pg, '#ranks button[data-rank="9"]')             # me 9x2: then two draws to enter
+    assert "you drew" in pg.inner_text("#mode")
+    tap(pg, '#ranks button[data-rank="7"]')
+    tap(pg, '#ranks button[data-rank="K"]')
+    assert "bob's turn" in pg.inner_text("#live-status")
+    assert pg.inner_text("#unseen").count("\n") > 5
+    pg.fill("#hint-time", "0.5")
+    pg.dispatch_event("#hint-time", "change")
+    tap(pg, "#hint")
+    pg.wait_for_selector("#hint-panel #movetable")
+    assert "sampled" in pg.inner_text("#hint-panel")
+    screenshot(pg, shots, "live")
+    events = pg.eval_on_selector_all("#events li", "ls => ls.map(l => l.textContent)")
+    assert events == ["bob 5", "me 9x2", "draw 7", "draw K"]
+    table = pg.inner_text(".table")
+
+    pg.reload()
+    pg.wait_for_selector("#live-status")
+    assert pg.eval_on_selector_all("#events li", "ls => ls.map(l => l.textContent)") == events
+    assert pg.inner_text(".table") == table
+    assert "bob's turn" in pg.inner_text("#live-status")
+    tap(pg, "#pickup")                                   # the game goes on after the reload
+    assert "your turn" in pg.inner_text("#live-status")
+    tap(pg, "#undo")
+    assert Session.load(str(path)).events == events
