@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 
 import click
-
 from palace_solver.cli.common import fail
 
 

@@ -15,14 +15,13 @@ from click.testing import CliRunner
 pytest.importorskip("starlette")
 pytest.importorskip("httpx2")
 
-from starlette.testclient import TestClient  # noqa: E402
+from palace_solver.cli.main import cli
+from starlette.testclient import TestClient
+from webutil import Server, strip_timing
 
-from palace_solver.cli.main import cli  # noqa: E402
-from palace_solver.live.session import Session  # noqa: E402
-from palace_solver.web.app import create_app, is_loopback, where  # noqa: E402
-from palace_solver.web.jobs import Runner  # noqa: E402
-
-from webutil import Server, strip_timing  # noqa: E402
+from palace_solver.live.session import Session
+from palace_solver.web.app import create_app, is_loopback, where
+from palace_solver.web.jobs import Runner
 
 BURNED = ("2 2 2 2 3 3 3 3 4 4 5 5 5 6 6 7 7 7 7 8 8 8 8 9 9 9 10 10 10 10 J J J J Q Q Q Q "
           "K K A A A A")

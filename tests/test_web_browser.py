@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from palace_solver.cli.main import cli
 from webutil import Server
 
-from palace_solver.cli.main import cli
 from palace_solver.live.session import Session
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

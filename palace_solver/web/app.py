@@ -35,8 +35,14 @@ from ..game.position import InvalidPositionError, Position, parse_position, to_t
 from ..game.rules import VARIANTS, Rules, RulesError
 from .board import BoardError, replay
 from .common import METHODS, ApiError, analyze_options, error_response, read_json
+from .jobs import (
+    AnalysisCancelled,
+    AnalysisFailed,
+    AnalysisInvalid,
+    AnalysisTimeout,
+    Runner,
+)
 from .live_api import LiveApi
-from .jobs import AnalysisCancelled, AnalysisFailed, AnalysisInvalid, AnalysisTimeout, Runner
 
 STATIC = Path(__file__).parent / "static"
 

@@ -33,7 +33,7 @@ from ..game.moves import PLAY, IllegalMoveError, InvalidMoveError, Move
 from ..game.position import InvalidPositionError, PlayerPosition, Position, to_text
 from ..game.state import PLAY_PHASE, State
 
-__all__ = ["BoardError", "Line", "UNKNOWN", "replay"]
+__all__ = ["UNKNOWN", "BoardError", "Line", "replay"]
 
 #: Index of the rank counts that holds hand cards the viewer has not seen.
 UNKNOWN = 0
