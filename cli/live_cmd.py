@@ -11,7 +11,7 @@ import click
 
 from palace_solver.game.rules import VARIANTS
 from palace_solver.live.events import LiveError
-from palace_solver.live.repl import Driver, ask_at_prompt, run_repl, run_script
+from palace_solver.live.repl import MAX_SECONDS, Driver, ask_at_prompt, run_repl, run_script
 from palace_solver.live.start import open_session
 
 
@@ -32,6 +32,11 @@ def _fail(message: str) -> None:
 @click.option("--variant", "-v", "variants", multiple=True,
               help=f"Switch a variant on (repeatable). Known: {', '.join(VARIANTS)}.")
 @click.option("--hand", default=None, help="Your hand after the swap, e.g. '3 7 K'.")
+@click.option("--deal", default=None,
+              help="Your cards as dealt, hand and face-up together (6, or the rules' count), "
+                   "e.g. '3 7 A 10 2 K', to start at the swap: 'hint' ranks your face-up "
+                   "choices, then 'me up 10 A K', 'bob up 5 9 J'. 'HAND / UP' ('3 7 A / 10 2 "
+                   "K') also says which were dealt face up, in order (rule 3).")
 @click.option("--up", "ups", multiple=True,
               help="Face-up cards: 'bob: 2 J Q; carol: 4 4 9' (repeatable; yours too).")
 @click.option("--dealer", default=None,
@@ -41,8 +46,8 @@ def _fail(message: str) -> None:
 @click.option("--position", "position_arg", default=None,
               help="Start mid-game from a position (file, JSON or text form) as you see it; "
                    "you are its perspective (else --me, else the player to move).")
-@click.option("--time", "time_budget", type=float, default=2.0, show_default=True,
-              help="Seconds for each suggestion.")
+@click.option("--time", "time_budget", type=float, default=None,
+              help="Seconds for each suggestion (default 2, or the session's 'set time').")
 @click.option("--hints/--no-hints", default=True, show_default=True,
               help="Suggest moves automatically on your turn.")
 @click.option("--file", "path", default=None,
@@ -57,8 +62,8 @@ def _fail(message: str) -> None:
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the sampled analysis.")
 @click.option("--color/--no-color", default=None, help="Color the cards in 'show'.")
-def live(players, names, me, rules_name, variants, hand, ups, dealer, first, position_arg,
-         time_budget, hints, path, resume, script, as_json, seed, color):
+def live(players, names, me, rules_name, variants, hand, deal, ups, dealer, first,
+         position_arg, time_budget, hints, path, resume, script, as_json, seed, color):
     """Follow a real game from your seat and get suggestions on your turn.
 
     Give the table as you see it after the deal (names in turn order, your hand, every
@@ -70,15 +75,24 @@ def live(players, names, me, rules_name, variants, hand, ups, dealer, first, pos
     \b
     Examples:
       palace live --names me,bob --hand '3 7 K' --up 'me: 2 J Q; bob: 4 4 9'
+      palace live --names me,bob,ann --deal '3 7 A 10 2 K'
       palace live --resume palace-live-20240101-120000.json
       palace live --names me,bob --hand '3 7 K' --up 'me: 2 J Q; bob: 4 4 9' \\
           --script events.txt --json --time 0.5
     """
     interactive = script is None and sys.stdin.isatty()
+    if as_json and script is None:
+        _fail("--json needs --script: the JSON answers are for a program feeding lines "
+              "('--script -' reads them from standard input)")
+    if time_budget is not None and not 0 < time_budget <= MAX_SECONDS:
+        _fail(f"--time {time_budget:g}: seconds, more than 0 and at most {MAX_SECONDS:g}")
+    if deal is not None and (resume or position_arg is not None):
+        _fail("--deal starts a new game: not with --resume or --position")
     try:
         session = open_session(resume=resume, position=position_arg, players=players,
                                names=names, me=me, rules_name=rules_name, variants=variants,
                                hand=hand, ups=ups, dealer=dealer, first=first, path=path,
+                               deal=deal,
                                scripted=script is not None,
                                ask=ask_at_prompt if interactive else None)
     except LiveError as e:
@@ -86,7 +100,12 @@ def live(players, names, me, rules_name, variants, hand, ups, dealer, first, pos
     except OSError as e:
         _fail(f"cannot write the session file: {e}")
     use_color = color if color is not None else (interactive and "NO_COLOR" not in os.environ)
-    driver = Driver(session, time_budget, hints, seed, color=use_color)
+    if time_budget is not None:
+        try:
+            session.set("time", time_budget)
+        except OSError as e:
+            _fail(f"cannot write the session file: {e}")
+    driver = Driver(session, 2.0, hints, seed, color=use_color)
     if script is not None:
         try:
             f = sys.stdin if script == "-" else open(script, encoding="utf-8")

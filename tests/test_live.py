@@ -291,7 +291,7 @@ def test_refusal_messages_name_the_problem():
     cases = {
         "me 4": "it is bob's turn, not yours",
         "bob 4": "bob cannot hold a 4: every 4 is seen elsewhere",
-        "bob 3x4": "bob cannot play 4: no known 3 and 3 unknown cards in hand",
+        "bob 3x4": "bob cannot play four 3s: bob's hand has 3 cards (no known 3, 3 unknown)",
         "bob pickup": "the pile is empty",
         "bob flip 3": "bob cannot flip",
         "draw 5": "nothing to draw",

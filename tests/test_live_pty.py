@@ -85,7 +85,7 @@ def test_interactive_setup_prompts_and_exact_hint(tmp_path):
     child.sendline("me 7x2")
     child.expect(r"bob> ")
     child.sendline("bob K")
-    child.expect(r"suggestions for me")
+    child.expect(r"only one legal move: pickup")  # forced: answered without analysis
     child.expect(r"your turn> ")
     child.sendline("undo 2")
     child.expect("undone: bob K, me 7x2")

@@ -19,6 +19,7 @@ the workers.
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 
 from ..game.cards import NRANK
@@ -31,7 +32,8 @@ from ..sample.stats import mean_ci
 from ..solve.engine import make_state
 from .batch import run_batch
 
-__all__ = ["LayoutValue", "deal_for", "layouts", "rank_layouts", "swap_tasks", "swap_task"]
+__all__ = ["LayoutValue", "deal_for", "layouts", "rank_layouts", "rank_layouts_timed",
+           "swap_tasks", "swap_task"]
 
 
 @dataclass
@@ -103,15 +105,24 @@ def deal_for(rules: Rules, n: int, seat: int, cards, others_up, rng: random.Rand
 
 
 def play_layout(rules: Rules, n: int, seat: int, cards, others_up, layout: Move, seed: int,
-                game: int, bot: str = "greedy") -> float:
-    """The player's loss share in game ``game`` with ``layout``."""
+                game: int, bot: str = "greedy", keep_up: bool = False) -> float:
+    """The player's loss share in game ``game`` with ``layout``. With ``keep_up`` the
+    others' given face-up cards are their final layout (already laid), not cards they may
+    still swap."""
     rng = random.Random(f"palace-swap-{seed}-{game}")
     s = deal_for(rules, n, seat, cards, others_up, rng)
     b = make_bot(bot)
     brng = random.Random(f"palace-swap-bots-{seed}-{game}")
+    others = [p for p in range(n) if p != seat]
+    laid = {p for p, up in zip(others, others_up) if up} if keep_up else set()
     while s.phase == LAYOUT_PHASE:
         p = s.to_move
-        s.apply(layout if p == seat else b.choose(s, brng))
+        if p == seat:
+            s.apply(layout)
+        elif p in laid:
+            s.apply(Move.up(r for r in range(NRANK) for _ in range(s.face_up[p][r])))
+        else:
+            s.apply(b.choose(s, brng))
     try:
         s = make_state(s, "cython") if not s.is_chance() else s
     except Exception:  # noqa: BLE001 - extension missing: the reference engine
@@ -146,6 +157,38 @@ def swap_task(task: dict) -> dict:
     return {"loss": [play_layout(rules, n, task["seat"], cards, task["others_up"], move,
                                  task["seed"], g, task["bot"])
                      for g in range(task["first"], task["first"] + task["games"])]}
+
+
+def rank_layouts_timed(rules: Rules, n: int, cards, others_up=(), seat: int = 0,
+                       time_budget: float = 1.0, seed: int = 0, bot: str = "greedy",
+                       keep_up: bool = False, max_games: int | None = None,
+                       stop=None) -> list[LayoutValue]:
+    """:func:`rank_layouts` in this process under a time budget (the live hint): game
+    ``g`` (the same deal and chance events as in :func:`rank_layouts`) is played with every
+    layout in turn, ``g = 0, 1, ...``, until ``time_budget`` seconds are spent (at least one
+    game each), ``max_games`` are played, or ``stop()`` says so. Best first, as there.
+
+    :raises ValueError: as :func:`rank_layouts`.
+    """
+    if not 0 <= seat < n:
+        raise ValueError(f"seat {seat} out of range (0 to {n - 1})")
+    check_cards(rules, n, cards, others_up)
+    moves = layouts(rules, n, cards)
+    per: list[list[float]] = [[] for _ in moves]
+    t0 = time.perf_counter()
+    g = 0
+    while g == 0 or (time.perf_counter() - t0 < time_budget
+                     and (max_games is None or g < max_games)
+                     and not (stop is not None and stop())):
+        for k, m in enumerate(moves):
+            per[k].append(play_layout(rules, n, seat, cards, others_up, m, seed, g, bot,
+                                      keep_up))
+        g += 1
+    out = []
+    for k, m in enumerate(moves):
+        mean, lo, hi = mean_ci(per[k])
+        out.append(LayoutValue(m, mean, (lo, hi), g))
+    return sorted(out, key=lambda v: v.loss)
 
 
 def rank_layouts(rules: Rules, n: int, cards, others_up=(), seat: int = 0, games: int = 200,

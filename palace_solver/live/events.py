@@ -8,6 +8,7 @@ case-insensitive, ``me`` is the user)::
     bob flip 9     a face-down card turned over (a 9); if it cannot be played the player
                    takes the pile (derived)
     draw 7 K       the cards the user drew (others' draws are counted automatically)
+    bob up 5 9 J   at the deal: the face-up cards bob lays out ("up 10 A K": yours)
     start 5        the start card (start_card variant)
     first bob      who plays first, when the rule cannot tell from what the user sees
     burn           a check: the last event burned the pile (burns themselves are derived)
@@ -23,15 +24,20 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..game.cards import CardError, parse_rank
-from ..game.moves import PICKUP, PLAY, InvalidMoveError, Move
+from ..game.cards import JOKER, CardError, parse_rank
+from ..game.moves import LAYOUT, PICKUP, PLAY, InvalidMoveError, Move
+from ..game.rules import Rules
 
-__all__ = ["LiveError", "Event", "RESERVED", "is_card", "parse_cards", "parse_event",
-           "player_seat"]
+__all__ = ["LiveError", "Event", "RESERVED", "is_card", "parse_card", "parse_cards",
+           "parse_event", "player_seat"]
 
 #: Words that cannot be player names (they start commands or events).
 RESERVED = {"me", "draw", "draws", "start", "first", "burn", "out", "undo", "hint", "show",
-            "help", "save", "quit", "exit", "q", "log", "status", "pickup", "flip", "?"}
+            "help", "save", "quit", "exit", "q", "log", "status", "pickup", "flip", "?",
+            "up", "set", "i"}
+
+#: How cards are written, for messages about a word that is not one.
+CARD_NAMES = "2 3 4 5 6 7 8 9 10 J Q K A (T for 10, any case; a suit letter is ignored)"
 
 
 class LiveError(ValueError):
@@ -42,7 +48,8 @@ class LiveError(ValueError):
 class Event(NamedTuple):
     """One parsed line. ``kind`` is ``move`` (``payload`` a :class:`Move`, or
     ``("flip", rank)``), ``draw`` (ranks), ``start`` (a rank), ``first``, ``burn`` or
-    ``out``; ``player`` is a seat, or None for the player to move / no player."""
+    ``out``, or ``layout`` (the face-up ranks laid out at the deal); ``player`` is a seat,
+    or None for the player to move / no player."""
 
     kind: str
     player: int | None
@@ -57,20 +64,35 @@ def is_card(word: str) -> bool:
     return True
 
 
-def parse_cards(text: str) -> list[int]:
-    """``'7 K 10s'`` or ``'7,K,T'`` as ranks; ``-`` or nothing is no card.
+def unknown_card(word: str, rules: Rules | None = None) -> LiveError:
+    """The refusal of a word that is not a card under ``rules``, listing the names."""
+    jokers = rules is not None and rules.jokers
+    return LiveError(f"unknown card {word!r}: the cards are {CARD_NAMES}"
+                     + ("; JK (or X) is a joker" if jokers else
+                        "; no jokers under these rules"))
+
+
+def parse_card(word: str, rules: Rules | None = None) -> int:
+    """One card, by the rules in force: a joker (``JK``, ``X``) only under ``jokers``.
+
+    :raises LiveError: quoting the word and listing the card names.
+    """
+    try:
+        r = parse_rank(word)
+    except CardError:
+        raise unknown_card(word, rules) from None
+    if r == JOKER and not (rules is not None and rules.jokers):
+        raise unknown_card(word, rules)
+    return r
+
+
+def parse_cards(text: str, rules: Rules | None = None) -> list[int]:
+    """``'7 K 10s'`` or ``'7,K,T'`` as ranks; ``-`` or nothing is no card. Jokers only
+    under rules with jokers (``rules`` None: the standard rules).
 
     :raises LiveError: quoting an unknown card.
     """
-    out = []
-    for w in text.replace(",", " ").split():
-        if w == "-":
-            continue
-        try:
-            out.append(parse_rank(w))
-        except CardError:
-            raise LiveError(f"unknown card {w!r}") from None
-    return out
+    return [parse_card(w, rules) for w in text.replace(",", " ").split() if w != "-"]
 
 
 def player_seat(word: str, names: list[str], me: int) -> int | None:
@@ -84,8 +106,9 @@ def player_seat(word: str, names: list[str], me: int) -> int | None:
     return None
 
 
-def parse_event(line: str, names: list[str], me: int) -> Event:
-    """The event a line names, for a table of ``names`` where the user sits at ``me``.
+def parse_event(line: str, names: list[str], me: int, rules: Rules | None = None) -> Event:
+    """The event a line names, for a table of ``names`` where the user sits at ``me``,
+    cards read by ``rules`` (jokers only under ``jokers``; None: the standard rules).
 
     :raises LiveError: for a line that is not an event.
     """
@@ -95,12 +118,12 @@ def parse_event(line: str, names: list[str], me: int) -> Event:
     head = words[0].lower()
     rest = words[1:]
     if head in ("draw", "draws", "drew"):
-        cards = parse_cards(" ".join(rest))
+        cards = parse_cards(" ".join(rest), rules)
         if not cards:
             raise LiveError("draw what? say the cards you drew, e.g. 'draw 7 K'")
         return Event("draw", me, cards)
     if head == "start":
-        cards = parse_cards(" ".join(rest))
+        cards = parse_cards(" ".join(rest), rules)
         if len(cards) != 1:
             raise LiveError("say the one start card, e.g. 'start 5'")
         return Event("start", None, cards[0])
@@ -123,12 +146,25 @@ def parse_event(line: str, names: list[str], me: int) -> Event:
             if p != me:
                 raise LiveError(f"{names[p]}'s draws are counted automatically: "
                                 f"nothing to enter")
-            return parse_event(" ".join(words), names, me)
+            return parse_event(" ".join(words), names, me, rules)
     if words[0].lower() in ("flip", "flips"):
         if len(words) != 2:
             raise LiveError("say which card the flip turned up, e.g. 'flip 9'")
-        cards = parse_cards(words[1])
-        return Event("move", p, ("flip", cards[0]))
+        return Event("move", p, ("flip", parse_card(words[1], rules)))
+    if words[0].lower() == "up":
+        cards = parse_cards(" ".join(words[1:]), rules)
+        if not cards:
+            raise LiveError("up which cards? e.g. 'up 10 A K' (yours) or "
+                            f"'{names[(me + 1) % len(names)]} up 5 9 J'")
+        return Event("layout", me if p is None else p, cards)
+    for w in words:   # every card word by the rules in force (jokers), before the move
+        if w.lower() != "pickup":
+            try:
+                r = parse_rank(w.lower().rpartition("x")[0] if "x" in w.lower()[1:] else w)
+            except CardError:
+                continue
+            if r == JOKER and not (rules is not None and rules.jokers):
+                raise unknown_card(w, rules)
     try:
         move = Move.parse(" ".join(words))
     except InvalidMoveError as e:
@@ -138,6 +174,8 @@ def parse_event(line: str, names: list[str], me: int) -> Event:
                             f"{', '.join(names)}, or 'me'; 'help' lists "
                             f"the commands)") from None
         raise LiveError(str(e)) from None
+    if move.kind == LAYOUT:  # pragma: no cover - "up" is read above
+        return Event("layout", me if p is None else p, list(move.layout))
     if move.kind not in (PLAY, PICKUP):
         raise LiveError(f"{line.strip()!r} is not an event")
     return Event("move", p, move)

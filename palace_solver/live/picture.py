@@ -41,11 +41,20 @@ def picture(session: Session, color: bool = False) -> str:
     lines = [f"Palace live: {s.rules}; {s.n} players; you are {names[me]}"]
     w = max(len(nm) for nm in names) + 6
     for p in range(s.n):
-        mark = "▶" if (not s.is_chance() and not s.is_terminal() and s.to_move == p
-                       and not session.first_open) else " "
+        mark = "▶" if session.at_decision() and s.to_move == p else " "
         label = names[p] + (" (you)" if p == me else "")
         if s.out[p]:
             lines.append(f" {mark} {label:<{w}} out ({ordinal(s.out_order.index(p) + 1)})")
+            continue
+        if not session.laid_out(p):
+            z = s.rules.zone_size
+            if p == me:
+                lines.append(f" {mark} {label:<{w}} dealt: {cards(ranks_of(s.hands[p]))}")
+                lines.append(f"   {'':<{w}} to lay {z} face up ('up ...')   "
+                             f"down: {'▒ ' * s.face_down[p]}")
+            else:
+                lines.append(f" {mark} {label:<{w}} dealt {2 * z}, laying out")
+                lines.append(f"   {'':<{w}} up: ?   down: {'▒ ' * s.face_down[p]}")
             continue
         hand = cards(ranks_of(s.hands[p]))
         unk = s.hands[p][UNKNOWN]

@@ -10,6 +10,9 @@ module of :mod:`palace_solver.live` below it: events, hints, session, picture, s
 from __future__ import annotations
 
 import json
+import signal
+import threading
+from contextlib import contextmanager
 
 import click
 
@@ -22,6 +25,10 @@ from .session import Session
 __all__ = ["HELP", "Driver", "ask_at_prompt", "run_repl", "run_script"]
 
 HELP = """\
+At the deal (when you gave your cards as dealt, --deal):
+  hint             your possible face-up cards ranked (games played out, as 'palace swap')
+  up 10 A K        you lay 10 A K face up (also 'me up 10 A K')
+  bob up 5 9 J     bob lays 5 9 J face up; play starts once everyone has
 Events (names are case-insensitive; 'me' is you):
   bob 7x2          bob plays two 7s (also 'bob 7 7'); '7x2' alone: the player to move
   me 10            you play a 10
@@ -32,35 +39,90 @@ Events (names are case-insensitive; 'me' is you):
   first bob        who plays first, when the rule cannot tell from what you see
   burn / out bob   checks: the last event burned the pile / bob is out (both derived)
 Commands:
-  hint             suggested moves with loss probabilities (automatic on your turn)
+  hint [SECONDS]   suggested moves with loss probabilities (automatic on your turn);
+                   Ctrl-C stops a hint and keeps the game
+  set time SECONDS the thinking time of every hint from now on
   show             the table          log     the events so far
   undo [N]         take back the last event (or N)
   save [FILE]      save now (the session is saved after every event anyway)
-  help             this text          quit    leave (resume with --resume FILE)"""
+  help             this text          quit    leave (resume with --resume FILE)
+Every event is saved as soon as it is accepted; Ctrl-C at the prompt saves and quits."""
 
-COMMAND_WORDS = ("help", "show", "hint", "undo", "save", "quit", "exit", "log", "status")
+COMMAND_WORDS = ("help", "show", "hint", "undo", "save", "quit", "exit", "log", "status",
+                 "set")
+
+#: Longest thinking time a hint may be given (seconds).
+MAX_SECONDS = 3600.0
 
 
-def ask_at_prompt(text: str, default: str | None = None) -> str:
-    """A setup question at the terminal (:data:`palace_solver.live.start.Ask`)."""
-    return click.prompt(text, default=default, show_default=default is not None)
+def _seconds(word: str, what: str) -> float:
+    try:
+        x = float(word)
+    except ValueError:
+        x = -1.0
+    if not 0 < x <= MAX_SECONDS:
+        raise LiveError(f"{what}: {word!r} is not a number of seconds (more than 0, at most "
+                        f"{MAX_SECONDS:g}), e.g. '{what} 5'")
+    return x
+
+
+@contextmanager
+def shielded():
+    """Ctrl-C waits until the block is over (an event applied and saved whole), then
+    counts as pressed; outside the main thread nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got = []
+    old = signal.signal(signal.SIGINT, lambda *_: got.append(1))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if got:
+        raise KeyboardInterrupt
+
+
+def ask_at_prompt(text: str, default: str | None = None, help: str | None = None,
+                  check=None):
+    """A setup question at the terminal (:data:`palace_solver.live.start.Ask`): ``help``
+    (or ``?``) shows what is wanted, an answer ``check`` refuses is asked again at once."""
+    while True:
+        answer = click.prompt(text, default=default, show_default=bool(default))
+        if answer.strip().lower() in ("help", "?", "h"):
+            click.echo(help or "(no help here)")
+            continue
+        if check is None:
+            return answer
+        try:
+            return check(answer)
+        except LiveError as e:
+            click.echo(f"error: {e}; try again ('help' says what is wanted)")
 
 
 class Driver:
     """Reads lines (events and commands) and answers them, for the prompt and scripts."""
 
     def __init__(self, session: Session, time_budget: float, hints: bool, seed: int,
-                 color: bool = False):
+                 color: bool = False, on_start=None):
         self.session = session
-        self.time_budget = time_budget
+        self.default_time = time_budget
         self.hints = hints
         self.seed = seed
         self.color = color
         self.done = False
+        #: ``on_start(seconds)``: called when a hint starts thinking (not for forced moves)
+        self.on_start = on_start
 
-    def handle(self, line: str) -> dict:
+    @property
+    def time_budget(self) -> float:
+        """Seconds for each hint: ``set time`` of the session, else ``--time``."""
+        return float(self.session.settings.get("time", self.default_time))
+
+    def handle(self, line: str, auto_hint: bool = True) -> dict:
         """The answer to one line: ``ok``, ``message``, ``kind``, and for events the
-        canonical ``event``; ``suggestions`` when it is then the user's turn."""
+        canonical ``event``; ``suggestions`` when it is then the user's turn (unless
+        ``auto_hint`` is False: then :meth:`auto_hint` gives them)."""
         s = self.session
         words = line.strip().split()
         ans = {"input": line.strip(), "kind": "command", "ok": True, "message": "",
@@ -83,14 +145,35 @@ class Driver:
                 k = int(words[1]) if len(words) > 1 and words[1].isdigit() else 1
                 if len(words) > 1 and not words[1].isdigit():
                     raise LiveError("undo N: N is a number of events")
-                ans["message"] = s.undo(k).message
-                self._maybe_hint(ans)
+                with shielded():
+                    ans["message"] = s.undo(k).message
+                if auto_hint:
+                    ans["suggestions"] = self.auto_hint()
             elif head == "hint":
-                ans["suggestions"] = self.hint()
+                if len(words) > 2:
+                    raise LiveError("hint [SECONDS]: e.g. 'hint' or 'hint 5'")
+                secs = _seconds(words[1], "hint") if len(words) > 1 else None
+                ans["suggestions"] = self.hint(secs)
                 ans["ok"] = ans["suggestions"]["ok"]
                 ans["message"] = format_hint(ans["suggestions"])
+            elif head == "set":
+                if len(words) != 3 or words[1].lower() not in ("time", "hints"):
+                    raise LiveError("set time SECONDS (the thinking time of each hint), or "
+                                    "set hints on|off")
+                if words[1].lower() == "time":
+                    secs = _seconds(words[2], "set time")
+                    with shielded():
+                        s.set("time", secs)
+                    ans["message"] = f"hints think for {secs:g} s from now on"
+                else:
+                    if words[2].lower() not in ("on", "off"):
+                        raise LiveError("set hints on|off")
+                    self.hints = words[2].lower() == "on"
+                    ans["message"] = ("hints on your turn" if self.hints else
+                                      "no automatic hints ('hint' still answers)")
             elif head == "save":
-                path = s.save(words[1] if len(words) > 1 else None)
+                with shielded():
+                    path = s.save(words[1] if len(words) > 1 else None)
                 if len(words) > 1:
                     s.path = path
                 ans["message"] = f"saved to {path}"
@@ -100,10 +183,11 @@ class Driver:
                                   f"'palace live --resume {s.path}'" if s.path else "bye")
             else:
                 ans["kind"] = "event"
-                r = s.apply(line)
+                with shielded():
+                    r = s.apply(line)
                 ans["message"], ans["event"] = r.message, r.event
-                if r.event is not None:
-                    self._maybe_hint(ans)
+                if r.event is not None and auto_hint:
+                    ans["suggestions"] = self.auto_hint()
         except LiveError as e:
             ans["ok"], ans["message"] = False, str(e)
         except OSError as e:
@@ -111,14 +195,19 @@ class Driver:
         ans["state"] = s.summary()
         return ans
 
-    def _maybe_hint(self, ans: dict) -> None:
+    def auto_hint(self) -> dict | None:
+        """Suggestions when hints are on and it is the user's turn; else None."""
         s = self.session
         if self.hints and s.at_decision() and s.state.to_move == s.me:
-            ans["suggestions"] = self.hint()
+            return self.hint()
+        return None
 
-    def hint(self) -> dict:
+    def hint(self, seconds: float | None = None) -> dict:
+        """A hint now (``seconds``: this once, else :attr:`time_budget`); a refusal or a
+        cancelled hint is a dict with ``ok`` False."""
         try:
-            return self.session.hint(self.time_budget, seed=self.seed)
+            return self.session.hint(self.time_budget if seconds is None else seconds,
+                                     seed=self.seed, on_start=self.on_start)
         except LiveError as e:
             return {"ok": False, "message": f"no hint: {e}"}
 
@@ -156,6 +245,8 @@ def _completer(session: Session):
 
 
 def _prompt(session: Session) -> str:
+    if session.in_layout():
+        return "deal> "
     if session.at_decision():
         p = session.state.to_move
         return "your turn> " if p == session.me else f"{session.names[p]}> "
@@ -180,8 +271,15 @@ def run_repl(driver: Driver, interactive: bool) -> None:
         click.echo(f"(session file: {s.path}; 'help' for the commands)")
     else:
         click.echo("('help' for the commands)")
-    if driver.hints and s.at_decision() and s.state.to_move == s.me:
-        click.echo(format_hint(driver.hint()))
+    if driver.on_start is None:
+        driver.on_start = lambda secs: click.echo(
+            f"thinking for up to {secs:g} s (Ctrl-C stops the hint)...")
+    try:
+        if driver.hints and ((s.at_decision() and s.state.to_move == s.me)
+                             or (s.in_layout() and not s.laid_out(s.me))):
+            click.echo(format_hint(driver.hint()))
+    except KeyboardInterrupt:
+        click.echo("\nhint cancelled")
     while not driver.done:
         try:
             line = input(_prompt(s))
@@ -191,11 +289,18 @@ def run_repl(driver: Driver, interactive: bool) -> None:
         except KeyboardInterrupt:
             click.echo()
             break
-        ans = driver.handle(line)
-        if ans["message"]:
-            click.echo(ans["message"] if ans["ok"] else f"refused: {ans['message']}")
-        if ans.get("suggestions") and ans["kind"] == "event" or (
-                ans.get("suggestions") and ans["input"].startswith("undo")):
-            click.echo(format_hint(ans["suggestions"]))
+        try:
+            ans = driver.handle(line, auto_hint=False)
+            if ans["message"]:
+                plain = ans["ok"] or (ans["suggestions"] or {}).get("cancelled")
+                click.echo(ans["message"] if plain else f"refused: {ans['message']}")
+            if ans["ok"] and (ans["kind"] == "event" or ans["input"].startswith("undo")):
+                h = driver.auto_hint()
+                if h:
+                    click.echo(format_hint(h))
+        except KeyboardInterrupt:
+            # Between the steps of a line (an event is applied and saved whole): the game
+            # is as the file says; back to the prompt.
+            click.echo("\ninterrupted; the game is as saved")
     if s.path and not driver.done:
         click.echo(f"session saved in {s.path}; resume with 'palace live --resume {s.path}'")

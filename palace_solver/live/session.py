@@ -40,11 +40,20 @@ import os
 import tempfile
 from dataclasses import dataclass, field, replace
 
-from ..game.cards import NRANK, ORDERED_RANKS, RANKS, parse_rank, rank_name, ranks_of
+from ..game.cards import (
+    JOKER,
+    NRANK,
+    ORDERED_RANKS,
+    RANKS,
+    counts_of,
+    parse_rank,
+    rank_name,
+    ranks_of,
+)
 from ..game.moves import FLIP, PICKUP, PLAY, IllegalMoveError, Move
 from ..game.position import PlayerPosition, Position
 from ..game.rules import Rules, RulesError
-from ..game.state import FACE_DOWN, FACE_UP, HAND, PLAY_PHASE, State
+from ..game.state import FACE_DOWN, FACE_UP, HAND, LAYOUT_PHASE, PLAY_PHASE, State
 from . import hints
 from .events import RESERVED, Event, LiveError, is_card, parse_cards, parse_event, player_seat
 
@@ -62,6 +71,13 @@ class Setup:
     """What the user sees once the cards are dealt and the face-up cards laid (after any
     swap): seats in turn order, starting left of the dealer unless ``dealer`` says otherwise.
 
+    Or, with ``deal``, what the user sees before the swap: their own cards as dealt (hand
+    and face-up together, ``2 * zone_size`` of them; ``hand`` and ``face_up`` empty); the
+    session then starts at the layout phase, where each player's face-up cards are entered
+    as they are laid (``me up 10 A K``, ``bob up 5 9 J``). ``deal_up`` optionally says
+    which of the user's cards were dealt face up, in the order dealt (rule 3 counts the
+    face-up cards as dealt).
+
     ``first`` is the seat that plays first, or None to let rule 3 decide from what the user
     sees (the first face-up 3 in dealing order, else the first 3 in hand, else 4, ...); when
     the unseen hands may decide it, the first play tells.
@@ -75,6 +91,8 @@ class Setup:
     dealer: int | None = None
     first: int | None = None
     position: Position | None = None     # start mid-game from this position instead
+    deal: list[int] | None = None        # the user's cards as dealt: start at the layout
+    deal_up: list[int] | None = None     # which of them were dealt face up, in order
 
     @classmethod
     def from_position(cls, pos: Position, me: int | None = None) -> "Setup":
@@ -96,18 +114,7 @@ class Setup:
             self.rules.check_players(n)
         except RulesError as e:
             raise LiveError(str(e)) from None
-        seen = set()
-        for i, nm in enumerate(self.names):
-            key = nm.lower()
-            if not nm or any(c.isspace() for c in nm):
-                raise LiveError(f"bad player name {nm!r}: one word, please")
-            if key in RESERVED and not (key == "me" and i == self.me):
-                raise LiveError(f"{nm!r} cannot be a player name (it is a command word)")
-            if key in seen:
-                raise LiveError(f"two players named {nm!r}")
-            if is_card(nm):
-                raise LiveError(f"{nm!r} cannot be a player name (it reads as a card)")
-            seen.add(key)
+        check_names(self.names, self.me)
         for key, v in (("me", self.me), ("dealer", self.dealer), ("first", self.first)):
             if v is not None and not 0 <= v < n:
                 raise LiveError(f"{key} {v} is out of range (seats 0 to {n - 1})")
@@ -118,6 +125,13 @@ class Setup:
                 raise LiveError("your own hand must be fully known in the position")
             return self
         z = self.rules.zone_size
+        for r in (self.hand + [r for up in self.face_up for r in up] + list(self.deal or [])
+                  + list(self.deal_up or [])):
+            if r == JOKER and not self.rules.jokers:
+                raise LiveError("a joker (JK) is not a card under these rules "
+                                "(the jokers variant has them)")
+        if self.deal is not None:
+            return self._validate_deal()
         if len(self.hand) != z:
             raise LiveError(f"your hand has {len(self.hand)} cards; it should have {z}")
         if len(self.face_up) != n:
@@ -130,10 +144,27 @@ class Setup:
         seen_c = [0] * NRANK
         for r in self.hand + [r for up in self.face_up for r in up]:
             seen_c[r] += 1
-        for r in RANKS:
-            if seen_c[r] > deck[r]:
-                raise LiveError(f"{seen_c[r]} cards of rank {rank_name(r)} seen "
-                                f"(the deck has {deck[r]})")
+        _check_deck(seen_c, deck)
+        return self
+
+    def _validate_deal(self) -> "Setup":
+        z, n = self.rules.zone_size, self.n
+        if self.hand or any(self.face_up):
+            raise LiveError("with your cards as dealt, the face-up cards are entered as "
+                            "they are laid: 'me up 10 A K', 'bob up 5 9 J'")
+        if len(self.deal) != 2 * z:
+            raise LiveError(f"you were dealt {2 * z} cards ({z} in hand and {z} face up), "
+                            f"not {len(self.deal)}")
+        if self.deal_up is not None:
+            if len(self.deal_up) != z:
+                raise LiveError(f"{len(self.deal_up)} cards dealt face up; there are {z}")
+            left = counts_of(self.deal)
+            for r in self.deal_up:
+                if not left[r]:
+                    raise LiveError(f"the face-up {rank_name(r)} is not among your cards")
+                left[r] -= 1
+        self.face_up = [[] for _ in range(n)]
+        _check_deck(counts_of(self.deal), self.rules.deck_counts(n))
         return self
 
     def to_json(self) -> dict:
@@ -141,7 +172,11 @@ class Setup:
                 "hand": [rank_name(r) for r in self.hand],
                 "face_up": [[rank_name(r) for r in up] for up in self.face_up],
                 "dealer": self.dealer, "first": self.first,
-                **({"position": self.position.to_json()} if self.position is not None else {})}
+                **({"position": self.position.to_json()} if self.position is not None else {}),
+                **({"deal": [rank_name(r) for r in self.deal]} if self.deal is not None
+                   else {}),
+                **({"deal_up": [rank_name(r) for r in self.deal_up]}
+                   if self.deal_up is not None else {})}
 
     @classmethod
     def from_json(cls, obj: dict) -> "Setup":
@@ -153,11 +188,40 @@ class Setup:
                        face_up=[[parse_rank(c) for c in up] for up in obj["face_up"]],
                        dealer=obj.get("dealer"), first=obj.get("first"),
                        position=Position.from_json(obj["position"]) if obj.get("position")
+                       else None,
+                       deal=[parse_rank(c) for c in obj["deal"]] if "deal" in obj else None,
+                       deal_up=[parse_rank(c) for c in obj["deal_up"]] if "deal_up" in obj
                        else None).validate()
         except (KeyError, TypeError, ValueError) as e:
             if isinstance(e, LiveError):
                 raise
             raise LiveError(f"bad session setup: {e}") from None
+
+
+def check_names(names: list[str], me: int | None = None) -> None:
+    """Player names: one word each, no two alike (any case), none a command word or a card.
+
+    :raises LiveError: naming the first problem.
+    """
+    seen = set()
+    for i, nm in enumerate(names):
+        key = nm.lower()
+        if not nm or any(c.isspace() for c in nm):
+            raise LiveError(f"bad player name {nm!r}: one word, please")
+        if key in RESERVED and not (key == "me" and (me is None or i == me)):
+            raise LiveError(f"{nm!r} cannot be a player name (it is a command word)")
+        if key in seen:
+            raise LiveError(f"two players named {nm!r}: each name must be different")
+        if is_card(nm):
+            raise LiveError(f"{nm!r} cannot be a player name (it reads as a card)")
+        seen.add(key)
+
+
+def _check_deck(seen: list[int], deck: list[int]) -> None:
+    for r in RANKS:
+        if seen[r] > deck[r]:
+            raise LiveError(f"{_plural(seen[r], 'card')} of rank {rank_name(r)} seen, but "
+                            f"the deck has only {deck[r]}")
 
 
 # -- replies -----------------------------------------------------------------------------------
@@ -195,6 +259,8 @@ class Session:
         self.n = setup.n
         self.dealer = setup.dealer if setup.dealer is not None else self.n - 1
         self.events: list[str] = []
+        #: choices kept with the game (``time``: seconds for each hint), saved in its file
+        self.settings: dict = {}
         self._undo: list[tuple[State, bool, int]] = []
         self.state, self.first_open = self._initial()
         self.burns = 0   # burns so far (for the ``burn`` check)
@@ -206,6 +272,8 @@ class Session:
         rules, n, z = self.rules, self.n, self.rules.zone_size
         if st.position is not None:
             return self._from_position(st.position), False
+        if st.deal is not None:
+            return self._dealt(), False
         s = State(rules, n)
         for r in st.hand:
             s.hands[self.me][r] += 1
@@ -238,6 +306,83 @@ class Session:
             else:
                 s.to_move = f
         return s, first_open
+
+    def _dealt(self) -> State:
+        """The layout phase: the user's cards as dealt in hand, everyone else's unseen."""
+        rules, n, z = self.rules, self.n, self.rules.zone_size
+        s = State(rules, n)
+        for r in self.setup.deal:
+            s.hands[self.me][r] += 1
+            s.pool[r] -= 1
+        s.pool[UNKNOWN] = 0
+        s.face_down = [z] * n
+        s.draw_pile = rules.deck_size(n) - 3 * z * n
+        s.phase = LAYOUT_PHASE
+        s.to_move = self.me
+        return s
+
+    def in_layout(self) -> bool:
+        """Whether the face-up cards are still being laid out (a session from a deal)."""
+        return self.state.phase == LAYOUT_PHASE
+
+    def laid_out(self, p: int) -> bool:
+        """Whether ``p``'s face-up cards are known (always, once play has started)."""
+        return not self.in_layout() or sum(self.state.face_up[p]) > 0
+
+    def waiting_layouts(self) -> list[int]:
+        """The seats whose face-up cards are still to be entered, in seat order."""
+        return self.waiting_layouts_of(self.state)
+
+    def _start_play(self, s: State) -> tuple[bool, str]:
+        """Every layout entered: play starts. Returns ``first_open`` and a note saying who
+        starts (or what is awaited)."""
+        s.phase = PLAY_PHASE
+        if self.rules.start_card and s.draw_pile:
+            s.pending = ("start", 0, 1)
+            s.to_move = -1
+            return False, "every face-up card is down: enter the start card ('start 5')"
+        if self.setup.first is not None:
+            s.to_move = self.setup.first
+        elif self.rules.start_card:
+            s.to_move = self._left_of_dealer()
+        else:
+            f = self._rule_first_dealt(s)
+            if f is None:
+                s.to_move = self._left_of_dealer()
+                return True, ("every face-up card is down; who plays first depends on cards "
+                              "you have not seen: the first play tells (or say 'first NAME')")
+            s.to_move = f
+        return False, (f"every face-up card is down; {self.name(s.to_move)} "
+                       f"play{'' if s.to_move == self.me else 's'} first")
+
+    def _rule_first_dealt(self, s: State) -> int | None:
+        """Rule 3 after a deal the session followed: the first face-up card *dealt* of the
+        lowest rank decides (3 first), else the first player holding that rank in hand
+        after the swap; None when cards the user has not seen could decide it.
+
+        The user knows their own deal (and, given ``deal_up``, which cards were dealt face
+        up) and the others' face-up cards after their swap, which say nothing of what they
+        were dealt. So a rank decides only when no one else can hold it (every copy is the
+        user's), or when the user was dealt it face up as the very first card of the deal.
+        """
+        deal = counts_of(self.setup.deal)
+        deck = self.rules.deck_counts(self.n)
+        up = self.setup.deal_up
+        order = self._dealing_order()
+        for r in ORDERED_RANKS:
+            if up is not None and up and up[0] == r and order[0] == self.me:
+                return self.me          # the first card dealt: nobody was dealt one before
+            if deck[r] - deal[r] > 0:
+                return None             # someone else may have been dealt one face up
+            if not deal[r]:
+                continue                # nobody has one
+            if up is not None and r in up:
+                return self.me          # dealt face up to the user: the only copies
+            if s.hands[self.me][r]:
+                return self.me          # face up dealt or not, the user has one in hand
+            if up is None:
+                return None             # laid face up: dealt so, or swapped? unknown
+        return None
 
     def _from_position(self, pos: Position) -> State:
         s = State(self.rules, self.n)
@@ -287,11 +432,12 @@ class Session:
         return player_seat(word, self.names, self.me)
 
     def parse_event(self, line: str) -> Event:
-        """The event a line names (:func:`palace_solver.live.events.parse_event`).
+        """The event a line names (:func:`palace_solver.live.events.parse_event`), cards
+        read by the session's rules.
 
         :raises LiveError: for a line that is not an event.
         """
-        return parse_event(line, self.names, self.me)
+        return parse_event(line, self.names, self.me, self.rules)
 
     # -- events ---------------------------------------------------------------------------
     def apply(self, line: str) -> Reply:
@@ -312,7 +458,14 @@ class Session:
                             f"{_plural(self.state.cards_left(p), 'card')}")
         s = self.state.clone()
         first_open = self.first_open
-        if kind == "first":
+        if kind == "layout":
+            text, msg = self._layout(s, p, payload)
+            if not self.waiting_layouts_of(s):
+                first_open, note = self._start_play(s)
+                msg += "; " + note
+        elif self.in_layout():
+            raise LiveError(f"the face-up cards come first: {self.waiting_for()}")
+        elif kind == "first":
             if not first_open:
                 raise LiveError(f"the first player is already known: "
                                 f"{self.name(self.state.to_move)}" if not self.events else
@@ -350,8 +503,57 @@ class Session:
         self.events.append(text)
         if sum(s.burned) > sum(self._undo[-1][0].burned):
             self._last_burn_at = len(self.events)
-        self.autosave()
+        try:
+            self.autosave()
+        except OSError as e:
+            # Not on disk, so not accepted: the session stays as the file says.
+            self.state, self.first_open, self._last_burn_at = self._undo.pop()
+            self.events.pop()
+            raise LiveError(f"cannot save the session ({e.strerror or e}): "
+                            f"{text!r} is not recorded") from None
         return Reply(True, msg, event=text)
+
+    def waiting_layouts_of(self, s: State) -> list[int]:
+        return [p for p in range(self.n) if sum(s.face_up[p]) == 0] \
+            if s.phase == LAYOUT_PHASE else []
+
+    def _layout(self, s: State, p: int, cards: list[int]) -> tuple[str, str]:
+        """``p`` lays ``cards`` face up at the deal."""
+        z = self.rules.zone_size
+        if s.phase != LAYOUT_PHASE:
+            raise LiveError("the face-up cards are laid out at the deal; play has started"
+                            if self.setup.deal is not None else
+                            "the face-up cards were given at the start (--up)")
+        who = self.name(p)
+        if sum(s.face_up[p]) > 0:
+            raise LiveError(f"{self.name(p)}{' have' if p == self.me else ' has'} laid out "
+                            f"{_cards(ranks_of(s.face_up[p]))} already ('undo' to change)")
+        if len(cards) != z:
+            raise LiveError(f"{who} lay{'' if p == self.me else 's'} {z} cards face up, "
+                            f"not {len(cards)}")
+        want = counts_of(cards)
+        if p == self.me:
+            for r in RANKS:
+                if want[r] > s.hands[p][r]:
+                    raise LiveError(f"you were dealt {_plural(s.hands[p][r], rank_name(r))}, "
+                                    f"not {want[r]} (your cards: "
+                                    f"{_cards(ranks_of(s.hands[p]))})")
+                s.hands[p][r] -= want[r]
+                s.face_up[p][r] += want[r]
+            return (f"{self.names[p]} up {_cards(sorted(cards))}",
+                    f"you lay {_cards(sorted(cards))} face up; your hand: "
+                    f"{_cards(ranks_of(s.hands[p]))}")
+        for r in RANKS:
+            if want[r] > s.pool[r]:
+                raise LiveError(f"{self.names[p]} cannot lay {_count_of(want[r], r)} face up: "
+                                f"only {s.pool[r]} of the {self.rules.deck_counts(self.n)[r]} "
+                                f"{rank_name(r)}s are unseen")
+        for r in RANKS:
+            s.pool[r] -= want[r]
+            s.face_up[p][r] += want[r]
+        s.hands[p][UNKNOWN] = z
+        return (f"{self.names[p]} up {_cards(sorted(cards))}",
+                f"{self.names[p]} lays {_cards(sorted(cards))} face up")
 
     def try_apply(self, line: str) -> Reply:
         """:meth:`apply`, with a refusal as a reply (``ok`` False, the one-line reason)
@@ -460,19 +662,28 @@ class Session:
         need = k - hand[r]
         if need <= 0:
             return
+        nm, what = self.names[p], _count_of(k, r)
         if need > hand[UNKNOWN]:
-            known = f"{_plural(hand[r], rank_name(r))} known" if hand[r] else "no known " \
-                + rank_name(r)
-            raise LiveError(f"{self.names[p]} cannot play {k}: {known} and "
-                            f"{_plural(hand[UNKNOWN], 'unknown card')} in hand")
+            known = ranks_of([0] + hand[1:])
+            if not hand[UNKNOWN]:
+                raise LiveError(f"{nm} cannot play {what}: every card in {nm}'s hand is known "
+                                f"({_cards(known)}) and "
+                                + (f"only {_number(hand[r])} is a {rank_name(r)}" if hand[r]
+                                   else f"none is {_a(r)}"))
+            raise LiveError(f"{nm} cannot play {what}: {nm}'s hand has "
+                            f"{_plural(sum(hand), 'card')} ("
+                            + (f"{_count_of(hand[r], r)} known" if hand[r] else
+                               f"no known {rank_name(r)}")
+                            + f", {hand[UNKNOWN]} unknown)")
         if not s.pool[r] and not hand[r]:
-            raise LiveError(f"{self.names[p]} cannot hold {_a(r)}: every {rank_name(r)} "
+            raise LiveError(f"{nm} cannot hold {_a(r)}: every {rank_name(r)} "
                             f"is seen elsewhere")
         if need > s.pool[r]:
             deck = s.rules.deck_counts(s.n)[r]
-            raise LiveError(f"{self.names[p]} cannot have {_plural(k, rank_name(r))}: "
-                            f"only {s.pool[r] + hand[r]} of the {deck} can be in that hand "
-                            f"({s.pool[r]} unseen)")
+            raise LiveError(f"{nm} cannot have {what}: only {s.pool[r] + hand[r]} of the "
+                            f"{deck} {rank_name(r)}s can be in that hand "
+                            f"({s.pool[r]} unseen" + (f", {hand[r]} known there)" if hand[r]
+                                                      else ")"))
         hand[UNKNOWN] -= need
         hand[r] += need
         s.pool[r] -= need
@@ -530,7 +741,11 @@ class Session:
                          f"e.g. 'draw {' '.join(['7'] * k)}'")
         return "; ".join([msg] + notes) + self._turn_note(s)
 
-    def _turn_note(self, s: State) -> str:
+    def _turn_note(self, s: State, first_open: bool = False) -> str:
+        if first_open:
+            return ". Who plays first is not known yet: the first play tells (or 'first NAME')"
+        if s.phase == LAYOUT_PHASE:
+            return ""
         if s.is_terminal():
             losers = [q for q in range(s.n) if s.loss[q] == 1]
             if losers:
@@ -565,11 +780,13 @@ class Session:
             self.state, self.first_open, self._last_burn_at = self._undo.pop()
             gone.append(self.events.pop())
         self.autosave()
-        return Reply(True, "undone: " + ", ".join(gone) + self._turn_note(self.state))
+        return Reply(True, "undone: " + ", ".join(gone)
+                     + self._turn_note(self.state, self.first_open))
 
     # -- save / resume --------------------------------------------------------------------
     def to_json(self) -> dict:
         return {"format": SESSION_FORMAT, "setup": self.setup.to_json(),
+                **({"settings": dict(self.settings)} if self.settings else {}),
                 "events": list(self.events)}
 
     def save(self, path: str | None = None) -> str:
@@ -595,6 +812,19 @@ class Session:
             raise
         return path
 
+    def set(self, key: str, value) -> None:
+        """Keep a setting with the game (saved at once when the session has a file)."""
+        old = self.settings.get(key)
+        self.settings[key] = value
+        try:
+            self.autosave()
+        except OSError:
+            if old is None:
+                del self.settings[key]
+            else:
+                self.settings[key] = old
+            raise
+
     def autosave(self) -> None:
         if self.path is not None:
             self.save()
@@ -609,6 +839,10 @@ class Session:
         if not isinstance(obj, dict) or obj.get("format") != SESSION_FORMAT:
             raise LiveError("not a palace live session file")
         s = cls(Setup.from_json(obj["setup"]))
+        settings = obj.get("settings") or {}
+        if not isinstance(settings, dict):
+            raise LiveError("bad session settings")
+        s.settings.update(settings)
         for i, ev in enumerate(obj.get("events", [])):
             try:
                 s.apply(ev)
@@ -686,8 +920,17 @@ class Session:
         s = self.state
         if s.is_terminal():
             return "the game is over"
+        if s.phase == LAYOUT_PHASE:
+            wait = self.waiting_layouts()
+            others = [self.names[p] for p in wait if p != self.me]
+            who = (["you"] if self.me in wait else []) + others
+            eg = ([f"'up {' '.join(['?'] * self.rules.zone_size)}' for yours"]
+                  if self.me in wait else []) + ([f"'{others[0]} up 5 9 J'"] if others else [])
+            return ("waiting for the face-up cards of "
+                    + (" and ".join(who) if len(who) < 3 else
+                       ", ".join(who[:-1]) + " and " + who[-1]) + f" ({', '.join(eg)})")
         if self.first_open:
-            return "who plays first is not known yet"
+            return "who plays first is not known yet: the first play tells (or 'first NAME')"
         if s.is_chance():
             kind, q, k = s.pending
             if kind == "start":
@@ -696,18 +939,24 @@ class Session:
         return "not at a decision"
 
     def summary(self) -> dict:
-        """A JSON-able summary of the record."""
+        """The record as JSON-able data: ``phase`` (``layout``, ``play``, ``over``),
+        ``to_move`` (a name, or None when the session waits: ``waiting`` says for what),
+        ``players`` (name, you, laid_out, hand_count, hand_known, face_up, face_down, out),
+        ``pile``, ``burned`` (a count), ``draw_pile``, ``unseen`` (rank: count),
+        ``direction``, ``events`` (a count), ``over`` and, once over, ``loss``; at the
+        layout phase ``dealt``, the user's cards as dealt."""
         s = self.state
         players = []
         for p in range(s.n):
             players.append({"name": self.names[p], "you": p == self.me,
+                            "laid_out": self.laid_out(p),
                             "hand_count": sum(s.hands[p]),
                             "hand_known": [rank_name(r) for r in ranks_of(s.hands[p])],
                             "face_up": [rank_name(r) for r in ranks_of(s.face_up[p])],
                             "face_down": s.face_down[p], "out": s.out[p]})
         unseen = self.unseen()
-        out = {"to_move": None if (s.is_chance() or s.is_terminal() or self.first_open)
-               else self.names[s.to_move],
+        out = {"phase": "over" if s.is_terminal() else s.phase,
+               "to_move": self.names[s.to_move] if self.at_decision() else None,
                "players": players, "pile": [rank_name(r) for r in s.pile],
                "burned": sum(s.burned), "draw_pile": s.draw_pile,
                "unseen": {rank_name(r): unseen[r] for r in RANKS if unseen[r]},
@@ -716,18 +965,33 @@ class Session:
                "over": s.is_terminal()}
         if s.is_terminal():
             out["loss"] = [float(x) for x in s.loss]
+        if self.setup.deal is not None:
+            out["dealt"] = [rank_name(r) for r in self.setup.deal]
         return out
 
     # -- suggestions ----------------------------------------------------------------------
     def hint(self, time_budget: float = 2.0, seed: int = 0, hard_limit: float | None = None,
-             engine: str | None = None) -> dict:
-        """Suggestions for the player to move (:func:`palace_solver.live.hints.hint` of
-        :meth:`position`): a dict with ``ok``, ``message`` and, when ok, ``moves``.
+             engine: str | None = None, cancel=None, on_start=None) -> dict:
+        """Suggestions as data: for the player to move (:func:`palace_solver.live.hints.hint`
+        of :meth:`position`), or at the layout phase for the user's face-up cards
+        (:func:`palace_solver.live.hints.layout_hint`). A dict with ``ok``, ``message`` and,
+        when ok, ``moves`` best first (see those functions); ``cancel`` (a
+        :class:`threading.Event`) stops the analysis early, as Ctrl-C does;
+        ``on_start(seconds)`` is called when an analysis starts (a forced move needs none).
 
-        :raises LiveError: when the game is not at a decision.
+        :raises LiveError: when the game is not at a decision or a layout.
         """
+        if self.in_layout():
+            s = self.state
+            if not s.hands[self.me] or sum(s.face_up[self.me]):
+                raise LiveError(f"your face-up cards are laid; {self.waiting_for()}")
+            others = [ranks_of(s.face_up[p]) for p in range(self.n) if p != self.me]
+            return hints.layout_hint(self.rules, self.n, self.me, list(self.setup.deal),
+                                     others, time_budget, seed=seed, hard_limit=hard_limit,
+                                     name=self.names[self.me], cancel=cancel,
+                                     on_start=on_start)
         return hints.hint(self.position(), time_budget, seed=seed, hard_limit=hard_limit,
-                          engine=engine)
+                          engine=engine, cancel=cancel, on_start=on_start)
 
 
 def _flipped(before: State, after: State) -> int:
@@ -741,6 +1005,19 @@ def _flipped(before: State, after: State) -> int:
 def _a(r: int) -> str:
     """``a 7``, ``an 8``, ``an A``."""
     return ("an " if r in (8, 14) else "a ") + rank_name(r)
+
+
+_NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
+            8: "eight", 9: "nine", 10: "ten"}
+
+
+def _number(k: int) -> str:
+    return _NUMBERS.get(k, str(k))
+
+
+def _count_of(k: int, r: int) -> str:
+    """``a 3``, ``an 8``, ``two 3s``: the card and the count."""
+    return _a(r) if k == 1 else f"{_number(k)} {rank_name(r)}s"
 
 
 def ordinal(k: int) -> str:

@@ -62,3 +62,37 @@ class Analysis:
 def rank_moves(mover: int, moves: list[MoveValue]) -> list[MoveValue]:
     """Best first for the mover: lowest own loss; ties keep the legal-move order."""
     return sorted(moves, key=lambda m: m.loss[mover])
+
+
+def tied_with_best(intervals) -> list[bool]:
+    """Which moves are tied with the best one: for moves listed best first, each with the
+    95% interval ``(lo, hi)`` of the mover's loss, True where the interval overlaps the
+    best move's (for exact values, zero-width intervals: an equal value). The best move
+    itself is False: it is the one the others tie with.
+
+    >>> tied_with_best([(0.30, 0.40), (0.35, 0.50), (0.41, 0.60), (0.40, 0.40)])
+    [False, True, False, True]
+    """
+    intervals = [tuple(iv) for iv in intervals]
+    if not intervals:
+        return []
+    lo0, hi0 = intervals[0]
+    return [False] + [lo <= hi0 and lo0 <= hi for lo, hi in intervals[1:]]
+
+
+def move_intervals(a: Analysis) -> list[tuple[float, float]]:
+    """The 95% interval of the mover's loss for each move of ``a`` (best first): from the
+    sampled analysis's ``stats["move_ci95"]``, or the exact value twice."""
+    ci = a.stats.get("move_ci95") or {}
+    out = []
+    for m in a.moves:
+        iv = ci.get(str(m.move))
+        x = float(m.loss[a.to_move])
+        out.append((float(iv[a.to_move][0]), float(iv[a.to_move][1])) if iv else (x, x))
+    return out
+
+
+def ties(a: Analysis) -> list[bool]:
+    """:func:`tied_with_best` for the moves of an analysis (``palace analyze`` and the live
+    hints mark these)."""
+    return tied_with_best(move_intervals(a))
