@@ -210,6 +210,8 @@ class Driver:
                                      seed=self.seed, on_start=self.on_start)
         except LiveError as e:
             return {"ok": False, "message": f"no hint: {e}"}
+        except KeyboardInterrupt:   # before or after the analysis itself (which stops it)
+            return {"ok": False, "cancelled": True, "message": "hint cancelled (Ctrl-C)"}
 
 
 def run_script(driver: Driver, f, as_json: bool) -> None:
