@@ -408,27 +408,42 @@ def test_setup_checks():
 
 
 def test_rule_three_decides_the_first_player_from_what_is_seen():
-    # A face-up 3 decides at once, in dealing order from the dealer's left.
-    s = Session(Setup(["me", "bob", "carol"], 0, Rules(), [9, 9, 13],
-                      [[2, 11, 12], [3, 4, 14], [3, 5, 6]]))
+    # Under choose_face_up the cards laid face up stand for the dealt ones: a face-up 3
+    # decides at once, in dealing order from the dealer's left.
+    cfu = Rules(choose_face_up=True)
+    up = [[2, 11, 12], [3, 4, 14], [3, 5, 6]]
+    s = Session(Setup(["me", "bob", "carol"], 0, cfu, [9, 9, 13], up))
     assert not s.first_open and s.state.to_move == 1
-    s = Session(Setup(["me", "bob", "carol"], 0, Rules(), [9, 9, 13],
-                      [[2, 11, 12], [3, 4, 14], [3, 5, 6]], dealer=0))
+    s = Session(Setup(["me", "bob", "carol"], 0, cfu, [9, 9, 13], up, dealer=0))
     assert s.state.to_move == 1
-    s = Session(Setup(["me", "bob", "carol"], 0, Rules(), [9, 9, 13],
-                      [[2, 11, 12], [3, 4, 14], [3, 5, 6]], dealer=1))
+    s = Session(Setup(["me", "bob", "carol"], 0, cfu, [9, 9, 13], up, dealer=1))
     assert s.state.to_move == 2
-    # A 3 only in the user's hand: another hand might hold one too, so the play tells.
-    s = Session(Setup(["bob", "me"], 1, Rules(), [3, 9, 13], [[2, 11, 12], [4, 4, 14]]))
+    # Under the standard rules the face-up cards seen are those after the swap: they do not
+    # say who was dealt the first face-up 3, so the first play tells.
+    s = Session(Setup(["me", "bob", "carol"], 0, Rules(), [9, 9, 13], up))
     assert s.first_open
-    with pytest.raises(LiveError, match="not known yet"):
-        s.position()
-    s.apply("me 3")
-    assert s.state.pending == ("draw", 1, 1) and not s.first_open and s.events == ["me 3"]
-    # Every 3 seen and the user holds a 4 first in order: decided.
-    s = Session(Setup(["me", "bob"], 0, Rules(), [3, 3, 4],
+    s.apply("carol 3")
+    assert not s.first_open and s.state.to_move == 0 and s.events == ["carol 3"]
+    # A 3 only in the user's hand: another hand might hold one too, so the play tells.
+    for rules in (Rules(), cfu):
+        s = Session(Setup(["bob", "me"], 1, rules, [3, 9, 13], [[2, 11, 12], [4, 4, 14]]))
+        assert s.first_open
+        with pytest.raises(LiveError, match="not known yet"):
+            s.position()
+        s.apply("me 3")
+        assert s.state.pending == ("draw", 1, 1) and not s.first_open and s.events == ["me 3"]
+    # Every 3 seen and the user holds a 4 first in order: decided (choose_face_up).
+    s = Session(Setup(["me", "bob"], 0, cfu, [3, 3, 4],
                       [[3, 11, 12], [3, 5, 14]], dealer=1))
     assert s.state.to_move == 0
+    # Every 3 is the user's, one of them in hand: the user starts, swap or not.
+    s = Session(Setup(["bob", "me"], 1, Rules(), [3, 3, 9], [[2, 11, 12], [3, 3, 14]]))
+    assert not s.first_open and s.state.to_move == 1
+    # Every 3 is the user's, all face up now: dealt so (the user starts) or swapped in (then
+    # the 4s decide)? The play tells.
+    four = Rules(four_cards=True)
+    s = Session(Setup(["bob", "me"], 1, four, [9, 9, 13, 13], [[2, 11, 12, 12], [3, 3, 3, 3]]))
+    assert s.first_open
 
 
 # -- suggestions -------------------------------------------------------------------------------

@@ -20,19 +20,25 @@ from palace_solver.live.session import LiveError, Session, Setup
 from palace_solver.sample.policies import make_bot
 
 
-def simulate_deal(rules, n, seed, me, cap=300):
+def simulate_deal(rules, n, seed, me, cap=300, first_card=None):
     """(setup, events) of a game from the deal: the user's cards as dealt, every player's
-    layout (in a shuffled order), then the play as in tests/test_live.simulate."""
+    layout (in a shuffled order), then the play as in tests/test_live.simulate.
+    ``first_card``: the rank of the first card dealt (face up, left of the dealer)."""
     others = iter(["bob", "carol", "dave", "eve", "fay"])
     names = ["me" if i == me else next(others) for i in range(n)]
     state = State.new_game(rules, n)
     rng = random.Random(f"live-deal-chance-{seed}")
     brng = random.Random(f"live-deal-bots-{seed}")
     bots = [make_bot(BOTS[(i + seed) % len(BOTS)]) for i in range(n)]
+    if first_card is not None:
+        state.apply(first_card)
     while state.phase == DEAL:
         state.apply(_sample(state, rng))
     dealt = ranks_of([a + b for a, b in zip(state.hands[me], state.face_up[me])])
-    setup = Setup(names, me, rules, [], [[] for _ in range(n)], deal=dealt)
+    # Odd seeds also say which cards were dealt face up, in order (rule 3 looks there).
+    up = [r for q, r in state.dealt_up if q == me] if seed % 2 and not rules.choose_face_up \
+        else None
+    setup = Setup(names, me, rules, [], [[] for _ in range(n)], deal=dealt, deal_up=up)
     lay = []
     while state.phase == LAYOUT_PHASE:
         p = state.to_move
@@ -78,7 +84,7 @@ def simulate_deal(rules, n, seed, me, cap=300):
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_games_from_the_deal_match_the_truth(n, tmp_path):
-    for seed in range(6):
+    for seed in range(8):
         me = seed % n
         setup, evs = simulate_deal(Rules(), n, seed, me)
         path = tmp_path / f"g{n}-{seed}.json"
@@ -115,6 +121,17 @@ def test_games_from_the_deal_under_variants(variant):
                 know.update(before, after, info)
                 if not s.first_open:
                     check_against_truth(s, after, know)
+
+
+def test_a_3_dealt_face_up_first_decides_as_the_engine_does():
+    for seed in (1, 3, 5, 7):   # odd seeds: the session knows the cards dealt face up
+        setup, evs = simulate_deal(Rules(), 3, seed, 0, first_card=3)
+        s = Session(setup)
+        for text, before, after, info in evs:
+            s.apply(text)
+            if after is not None:
+                break
+        assert not s.first_open and s.state.to_move == after.to_move == 0
 
 
 def deal3(path=None, **kw):

@@ -346,7 +346,7 @@ class Session:
         elif self.rules.start_card:
             s.to_move = self._left_of_dealer()
         else:
-            f = self._rule_first_dealt(s)
+            f = self._rule_first(s)
             if f is None:
                 s.to_move = self._left_of_dealer()
                 return True, ("every face-up card is down; who plays first depends on cards "
@@ -354,35 +354,6 @@ class Session:
             s.to_move = f
         return False, (f"every face-up card is down; {self.name(s.to_move)} "
                        f"play{'' if s.to_move == self.me else 's'} first")
-
-    def _rule_first_dealt(self, s: State) -> int | None:
-        """Rule 3 after a deal the session followed: the first face-up card *dealt* of the
-        lowest rank decides (3 first), else the first player holding that rank in hand
-        after the swap; None when cards the user has not seen could decide it.
-
-        The user knows their own deal (and, given ``deal_up``, which cards were dealt face
-        up) and the others' face-up cards after their swap, which say nothing of what they
-        were dealt. So a rank decides only when no one else can hold it (every copy is the
-        user's), or when the user was dealt it face up as the very first card of the deal.
-        """
-        deal = counts_of(self.setup.deal)
-        deck = self.rules.deck_counts(self.n)
-        up = self.setup.deal_up
-        order = self._dealing_order()
-        for r in ORDERED_RANKS:
-            if up is not None and up and up[0] == r and order[0] == self.me:
-                return self.me          # the first card dealt: nobody was dealt one before
-            if deck[r] - deal[r] > 0:
-                return None             # someone else may have been dealt one face up
-            if not deal[r]:
-                continue                # nobody has one
-            if up is not None and r in up:
-                return self.me          # dealt face up to the user: the only copies
-            if s.hands[self.me][r]:
-                return self.me          # face up dealt or not, the user has one in hand
-            if up is None:
-                return None             # laid face up: dealt so, or swapped? unknown
-        return None
 
     def _from_position(self, pos: Position) -> State:
         s = State(self.rules, self.n)
@@ -410,17 +381,50 @@ class Session:
         return [(self._left_of_dealer() + i) % self.n for i in range(self.n)]
 
     def _rule_first(self, s: State) -> int | None:
-        """Rule 3 from what the user sees, or None when unseen hands could decide it."""
+        """Rule 3 from what the user knows, or None when cards the user has not seen could
+        decide it (then the first play tells, or ``first NAME``).
+
+        The rule: the player *dealt* the first face-up card of the lowest rank (3, then 4,
+        ...) in dealing order from the dealer's left, else the first player holding that
+        rank in hand after the swap. Under ``choose_face_up`` nobody is dealt face-up cards
+        and those laid, in seat order, stand for them: the user sees them all. Otherwise
+        the face-up cards on the table are those after the swap and say nothing of what
+        was dealt; the user knows their own deal (``--deal``; with ``deal_up`` which cards
+        were dealt face up, in order). So a rank decides when no one else can hold it
+        (every copy is the user's), or when the user was dealt it face up as the very first
+        card of the deal.
+        """
         order = self._dealing_order()
+        me = self.me
+        if self.rules.choose_face_up:
+            for r in ORDERED_RANKS:
+                for p in order:
+                    if s.face_up[p][r]:
+                        return p
+                for p in order:
+                    if p == me and s.hands[p][r]:
+                        return p
+                    if p != me and s.pool[r]:
+                        return None
+            return None
+        st = self.setup
+        mine = counts_of(st.deal) if st.deal is not None else \
+            [a + b for a, b in zip(s.hands[me], s.face_up[me])]
+        up = st.deal_up if st.deal is not None else None
+        deck = self.rules.deck_counts(self.n)
         for r in ORDERED_RANKS:
-            for p in order:
-                if s.face_up[p][r]:
-                    return p
-            for p in order:
-                if p == self.me and s.hands[p][r]:
-                    return p
-                if p != self.me and s.pool[r]:
-                    return None
+            if up and up[0] == r and order[0] == me:
+                return me               # the first card dealt: nobody was dealt one before
+            if deck[r] > mine[r]:
+                return None             # someone else may have been dealt one face up
+            if not mine[r]:
+                continue                # nobody has one
+            if up is not None and r in up:
+                return me               # dealt face up to the user: the only copies
+            if s.hands[me][r]:
+                return me               # dealt face up or not, the user has one in hand
+            if up is None:
+                return None             # laid face up: dealt so, or swapped? unknown
         return None
 
     # -- names and parsing ----------------------------------------------------------------
