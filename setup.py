@@ -17,7 +17,7 @@ directives = {
     "initializedcheck": debug,
 }
 #: The package's subpackages, in import order (each imports only those before it).
-SUBPACKAGES = ("game", "solve", "sample", "agents", "jobs", "live", "web", "interop")
+SUBPACKAGES = ("game", "solve", "sample", "agents", "jobs", "learn", "live", "web", "interop")
 extensions = [
     Extension(
         "palace_solver._engine",
@@ -30,7 +30,7 @@ setup(
     packages=["palace_solver", "palace_solver.cli"]
     + [f"palace_solver.{sub}" for sub in SUBPACKAGES],
     package_dir={"palace_solver": "palace_solver", "palace_solver.cli": "cli"},
-    package_data={"palace_solver": ["data/*.jsonl", "data/*.json"],
+    package_data={"palace_solver": ["data/*.jsonl", "data/*.json", "data/*.npz"],
                   "palace_solver.web": ["static/*"]},
     ext_modules=cythonize(extensions, compiler_directives=directives,
                           include_path=["ext"]),

@@ -45,6 +45,17 @@ cdef enum:
     MAX_WORDS = 48       # pack_state output capacity (12 players + lenient pile fit)
     MAXV = 6             # loss values per TT entry (players)
 
+# The learned evaluation (evaluate.pxi): input sizes and the horizon evaluation's modes.
+cdef enum:
+    EV_PB = 37           # values of one player's block
+    EV_SEAT = 6          # seat one-hot (places 0..5 from the player to move)
+    EV_PUB = 90          # values of the public block
+    EV_IN = 207          # one player's input row: 3 * EV_PB + EV_SEAT + EV_PUB
+    EV_HMAX = 128        # largest hidden layer the compiled network takes
+    EV_CARDCOUNT = 0     # horizon_eval: softmax of the cards left (deepen.pxi)
+    EV_LEARNED = 1       #   the network of evaluate.pxi
+    EV_AUTO = 2          #   the network while the draw pile holds cards, else the card count
+
 # Rule switches, bit i of PRules.flags = palace_solver.game.rules.VARIANTS[i].
 cdef enum:
     RF_MUST_PLAY = 1 << 0

@@ -21,10 +21,12 @@ from palace_solver.game.cards import RANKS
 include "core.pxi"
 include "tt.pxi"
 include "exact.pxi"
+include "evaluate.pxi"
 include "deepen.pxi"
 
 assert sizeof(TTEntry) == 16
 assert sizeof(CMove) == 3
+assert EV_IN == 3 * EV_PB + EV_SEAT + EV_PUB
 
 _KIND_CODE = {PLAY: MK_PLAY, PICKUP: MK_PICKUP, FLIP: MK_FLIP}
 _PEND_CODE = {"draw": PEND_DRAW, "flip": PEND_FLIP, "start": PEND_START}

@@ -41,7 +41,7 @@ cdef inline double player_burden(const PState* s, int p) noexcept nogil:
     return s.pl[p].hand_n + s.pl[p].up_n + EVAL_BLIND * s.pl[p].face_down
 
 
-cdef void horizon_eval(const PState* s, double* out) noexcept nogil:
+cdef void cardcount_eval(const PState* s, double* out) noexcept nogil:
     """Estimated loss of each player: a softmax of their remaining cards (face-down cards
     weighted by EVAL_BLIND), with a tempo bonus for the player to move. With two players it
     is the logistic curve 1 / (1 + exp(-(SCALE * (c0 - c1) - TEMPO * m))), m = +1 when
@@ -62,6 +62,18 @@ cdef void horizon_eval(const PState* s, double* out) noexcept nogil:
         z += e[p]
     for p in range(n):
         out[p] = e[p] / z
+
+
+cdef void horizon_eval(const PState* s, double* out) noexcept nogil:
+    """The estimated loss of each player at the search's horizon: the one entry point of
+    every compiled search. EVAL_MODE (evaluate.pxi, set_eval_mode) picks the card count
+    above or the learned network (LEARNED; AUTO uses it while the draw pile holds cards).
+    Without loaded weights the card count answers (ensure_eval_ready loads them first)."""
+    if EVAL_MODE != EV_CARDCOUNT and EV_H1 != 0 and (EVAL_MODE == EV_LEARNED
+                                                     or s.draw_pile > 0):
+        learned_eval(s, out)
+    else:
+        cardcount_eval(s, out)
 
 
 cdef class DeepSearch:
@@ -86,6 +98,7 @@ cdef class DeepSearch:
     cdef public bint plain      # plain expectiminimax: no table, no pruning (benchmarks)
 
     def __cinit__(self, CState root, double hash_mb=64.0):
+        ensure_eval_ready()
         copy_state(&self.root, &root.s)
         self.n = root.s.n
         self.nw = pack_nwords(&root.s)
@@ -580,9 +593,14 @@ cdef class DeepSearch:
 
 
 def eval_position(CState s):
-    """The horizon evaluation of a position (for calibration and tests)."""
+    """The horizon evaluation of a position in the current mode (for calibration and
+    tests); a terminal position gets its result."""
     cdef double out[MAXP]
-    horizon_eval(&s.s, out)
+    ensure_eval_ready()
+    if ps_is_terminal(&s.s):
+        terminal_loss(&s.s, out)
+    else:
+        horizon_eval(&s.s, out)
     return [out[i] for i in range(s.s.n)]
 
 
@@ -592,3 +610,49 @@ def set_eval_params(double scale, double tempo, double blind):
     EVAL_SCALE = scale
     EVAL_TEMPO = tempo
     EVAL_BLIND = blind
+
+
+cdef extern from "<time.h>" nogil:
+    enum: CLOCK_THREAD_CPUTIME_ID
+
+
+cdef inline double cpu_seconds() noexcept nogil:
+    """This thread's CPU time (benchmarks on a shared machine: waiting does not count)."""
+    cdef timespec ts
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+def eval_cost(states, int reps=1000):
+    """Nanoseconds per call of the card-count and of the learned evaluation, each timed
+    over ``reps`` passes through ``states`` (CStates, decision nodes) without the GIL, in
+    this thread's CPU time (benchmarks/eval_cost.py). Loads the shipped weights if none are loaded."""
+    cdef int k = len(states), i, j
+    cdef PState* buf
+    cdef double out[MAXP]
+    cdef double t0, t_card, t_learned, sink = 0.0
+    if EV_H1 == 0:
+        _load_default_weights()
+    buf = <PState*>malloc(k * sizeof(PState))
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        for i in range(k):
+            copy_state(&buf[i], &(<CState>states[i]).s)
+        with nogil:
+            t0 = cpu_seconds()
+            for j in range(reps):
+                for i in range(k):
+                    cardcount_eval(&buf[i], out)
+                    sink += out[0]
+            t_card = cpu_seconds() - t0
+            t0 = cpu_seconds()
+            for j in range(reps):
+                for i in range(k):
+                    learned_eval(&buf[i], out)
+                    sink += out[0]
+            t_learned = cpu_seconds() - t0
+    finally:
+        free(buf)
+    return {"cardcount_ns": t_card / (k * reps) * 1e9,
+            "learned_ns": t_learned / (k * reps) * 1e9, "checksum": sink}
