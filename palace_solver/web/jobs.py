@@ -19,6 +19,7 @@ import asyncio
 import collections
 import multiprocessing as mp
 import os
+import tempfile
 import time
 from dataclasses import dataclass
 
@@ -40,6 +41,22 @@ class AnalysisTimeout(AnalysisFailed):
 
 class AnalysisCancelled(AnalysisFailed):
     """The client went away; the child was killed."""
+
+
+def _start_forkserver() -> None:
+    """Start the forkserver from a neutral folder. Python 3.11's forkserver imports its
+    preload modules with the current folder first on ``sys.path``: started in a source
+    checkout beside a non-editable install, it would import the checkout's
+    ``palace_solver``, which has no compiled core, and every analysis would silently run
+    the reference engine. Each child still runs in the server's folder (multiprocessing
+    sends it with the task)."""
+    from multiprocessing import forkserver
+    here = os.getcwd()
+    os.chdir(tempfile.gettempdir())
+    try:
+        forkserver.ensure_running()
+    finally:
+        os.chdir(here)
 
 
 def _child(conn, pos_json: dict, options: dict) -> None:
@@ -101,6 +118,7 @@ class Runner:
             if "forkserver" in mp.get_all_start_methods():
                 ctx = mp.get_context("forkserver")
                 ctx.set_forkserver_preload(["palace_solver.analysis"])
+                _start_forkserver()
             else:  # pragma: no cover - not Linux
                 ctx = mp.get_context("spawn")
             self._ctx = ctx
@@ -108,10 +126,7 @@ class Runner:
 
     def warm_up(self) -> None:
         """Start the forkserver now (it imports the analyzer once)."""
-        ctx = self._context()
-        if hasattr(ctx, "Process") and ctx.get_start_method() == "forkserver":
-            from multiprocessing import forkserver
-            forkserver.ensure_running()
+        self._context()
 
     def status(self) -> dict:
         return {"running": self.running, "waiting": self.waiting, "parallel": self.parallel,
