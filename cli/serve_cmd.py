@@ -48,7 +48,6 @@ def serve(host, port, sessions, max_seconds, parallel, open_browser):
     except OSError as e:
         fail(f"--sessions {sessions}: {e.strerror or e}")
     runner = Runner(parallel=parallel, max_seconds=max_seconds)
-    runner.warm_up()
     app = create_app(host=host, sessions=sessions, runner=runner)
     if not is_loopback(host):
         click.echo(f"palace: warning: serving on {host}: anyone who can reach this address "
@@ -57,6 +56,7 @@ def serve(host, port, sessions, max_seconds, parallel, open_browser):
         sock = _listen(host, port)
     except OSError as e:
         fail(f"cannot listen on {host}:{port}: {e.strerror or e}")
+    runner.warm_up()
     h, p = sock.getsockname()[:2]
     url = f"http://{'[' + h + ']' if ':' in h else h}:{p}/"
     click.echo(f"palace serve: {url}  (Ctrl-C to stop)", err=True)

@@ -44,14 +44,15 @@ def _missing() -> str | None:
     return " and ".join(need) or None
 
 
+_MISSING = _missing()
+if _MISSING:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"browser tests need {_MISSING}", pytrace=False)
+    pytest.skip(f"browser tests need {_MISSING}", allow_module_level=True)
+
+
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    missing = _missing()
-    if missing:
-        msg = f"browser tests need {missing}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
     from playwright.sync_api import sync_playwright
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_playwright() as p:

@@ -12,14 +12,21 @@ The child calls :func:`palace_solver.analysis.analyze` with the options of ``pal
 (``time_budget``, ``samples``, ``seed``, ``method``, ``depth``; one job) and sends back
 progress messages and then the analysis JSON, the same object ``palace analyze --json``
 prints.
+
+Multiprocessing would have each child run the server's main module again first (as
+``__mp_main__``, as it does for every process it does not fork directly): slow (the whole
+command line imported again) and fragile (a main module without the ``if __name__ ==
+"__main__"`` guard would start a server in every child). The child needs nothing of it, so
+:func:`_without_main` hides the main module while a child is started.
 """
 from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import multiprocessing as mp
 import os
-import tempfile
+import sys
 import time
 from dataclasses import dataclass
 
@@ -41,22 +48,6 @@ class AnalysisTimeout(AnalysisFailed):
 
 class AnalysisCancelled(AnalysisFailed):
     """The client went away; the child was killed."""
-
-
-def _start_forkserver() -> None:
-    """Start the forkserver from a neutral folder. Python 3.11's forkserver imports its
-    preload modules with the current folder first on ``sys.path``: started in a source
-    checkout beside a non-editable install, it would import the checkout's
-    ``palace_solver``, which has no compiled core, and every analysis would silently run
-    the reference engine. Each child still runs in the server's folder (multiprocessing
-    sends it with the task)."""
-    from multiprocessing import forkserver
-    here = os.getcwd()
-    os.chdir(tempfile.gettempdir())
-    try:
-        forkserver.ensure_running()
-    finally:
-        os.chdir(here)
 
 
 def _child(conn, pos_json: dict, options: dict) -> None:
@@ -90,6 +81,26 @@ def _child(conn, pos_json: dict, options: dict) -> None:
         conn.close()
 
 
+@contextlib.contextmanager
+def _without_main():
+    """Hide the main module's name and file from multiprocessing while a process starts, so
+    that the child does not run it again (module doc). Used around a synchronous call on
+    the event loop's thread only."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    saved = {k: getattr(main, k) for k in ("__spec__", "__file__") if hasattr(main, k)}
+    try:
+        main.__spec__ = None
+        if "__file__" in saved:
+            del main.__file__
+        yield
+    finally:
+        for k, v in saved.items():
+            setattr(main, k, v)
+
+
 @dataclass
 class Job:
     """One analysis in flight (for the status endpoint)."""
@@ -117,8 +128,10 @@ class Runner:
         if self._ctx is None:
             if "forkserver" in mp.get_all_start_methods():
                 ctx = mp.get_context("forkserver")
-                ctx.set_forkserver_preload(["palace_solver.analysis"])
-                _start_forkserver()
+                # What a child needs, imported once: the analyzer, the compiled core
+                # (else imported at the first solve) and this module (the child's target).
+                ctx.set_forkserver_preload(["palace_solver.analysis", "palace_solver._engine",
+                                            __name__])
             else:  # pragma: no cover - not Linux
                 ctx = mp.get_context("spawn")
             self._ctx = ctx
@@ -126,7 +139,11 @@ class Runner:
 
     def warm_up(self) -> None:
         """Start the forkserver now (it imports the analyzer once)."""
-        self._context()
+        ctx = self._context()
+        if hasattr(ctx, "Process") and ctx.get_start_method() == "forkserver":
+            from multiprocessing import forkserver
+            with _without_main():
+                forkserver.ensure_running()
 
     def status(self) -> dict:
         return {"running": self.running, "waiting": self.waiting, "parallel": self.parallel,
@@ -187,12 +204,21 @@ class Runner:
         ctx = self._context()
         parent, child = ctx.Pipe(duplex=False)
         proc = ctx.Process(target=_child, args=(child, pos_json, options), daemon=True)
+        loop = asyncio.get_running_loop()
+        readable = asyncio.Event()
         t0 = time.monotonic()
         next_check = t0
+        watching = False
         try:
-            proc.start()
+            with _without_main():
+                proc.start()
             child.close()
+            # Woken as soon as the child writes; every quarter second anyway, to check the
+            # client, the limit, and to tick the progress clock.
+            loop.add_reader(parent.fileno(), readable.set)
+            watching = True
             while True:
+                readable.clear()
                 if parent.poll():
                     try:
                         msg = parent.recv()
@@ -222,9 +248,14 @@ class Runner:
                         raise AnalysisCancelled("the client went away")
                     if progress is not None:
                         await progress(None, None, now - t0)
-                await asyncio.sleep(0.02)
+                try:
+                    await asyncio.wait_for(readable.wait(), max(0.01, next_check - now))
+                except asyncio.TimeoutError:
+                    pass
         finally:
             # No await here: under cancellation every await would be cancelled again.
+            if watching:
+                loop.remove_reader(parent.fileno())
             if proc.is_alive():
                 proc.kill()
             proc.join(2.0)
