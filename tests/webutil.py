@@ -21,13 +21,13 @@ TIMING = ("seconds", "build_seconds", "solve_seconds", "determinizations_per_sec
 
 class Server:
     def __init__(self, sessions, *args):
-        # Started away from the checkout, so that ``-m palace_solver...`` finds the installed
-        # package (CI installs it non-editable; the checkout has no compiled core).
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "palace_solver.cli.main", "serve", "--port", "0",
              "--sessions", str(sessions), *args],
             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-            start_new_session=True, cwd=str(sessions))
+            # not the checkout: there `-m palace_solver` would be the source tree, which
+            # has neither the compiled core nor palace_solver.cli (both are installed)
+            cwd=str(sessions), start_new_session=True)
         deadline = time.monotonic() + 30
         self.url = None
         self.banner = ""

@@ -17,7 +17,7 @@ Multiprocessing would have each child run the server's main module again first (
 ``__mp_main__``, as it does for every process it does not fork directly): slow (the whole
 command line imported again) and fragile (a main module without the ``if __name__ ==
 "__main__"`` guard would start a server in every child). The child needs nothing of it, so
-:func:`_without_main` hides the main module while a child is started.
+:func:`_clean_start` hides the main module while a child is started.
 """
 from __future__ import annotations
 
@@ -82,23 +82,30 @@ def _child(conn, pos_json: dict, options: dict) -> None:
 
 
 @contextlib.contextmanager
-def _without_main():
-    """Hide the main module's name and file from multiprocessing while a process starts, so
-    that the child does not run it again (module doc). Used around a synchronous call on
-    the event loop's thread only."""
+def _clean_start():
+    """While a process starts: hide the main module's name and file from multiprocessing,
+    so that the child does not run it again, and set ``PYTHONSAFEPATH`` for the forkserver
+    (started with ``python -c``, it would otherwise put the current directory first on its
+    path and import a source tree found there instead of the installed package; Python
+    3.11's forkserver ignores the parent's path). Used around synchronous calls on the
+    event loop's thread only (module doc)."""
     main = sys.modules.get("__main__")
-    if main is None:
-        yield
-        return
     saved = {k: getattr(main, k) for k in ("__spec__", "__file__") if hasattr(main, k)}
+    env = os.environ.get("PYTHONSAFEPATH")
     try:
-        main.__spec__ = None
-        if "__file__" in saved:
-            del main.__file__
+        if main is not None:
+            main.__spec__ = None
+            if "__file__" in saved:
+                del main.__file__
+        os.environ["PYTHONSAFEPATH"] = "1"
         yield
     finally:
         for k, v in saved.items():
             setattr(main, k, v)
+        if env is None:
+            os.environ.pop("PYTHONSAFEPATH", None)
+        else:
+            os.environ["PYTHONSAFEPATH"] = env
 
 
 @dataclass
@@ -135,14 +142,15 @@ class Runner:
             else:  # pragma: no cover - not Linux
                 ctx = mp.get_context("spawn")
             self._ctx = ctx
+            self.warm_up()
         return self._ctx
 
     def warm_up(self) -> None:
         """Start the forkserver now (it imports the analyzer once)."""
         ctx = self._context()
-        if hasattr(ctx, "Process") and ctx.get_start_method() == "forkserver":
+        if ctx.get_start_method() == "forkserver":
             from multiprocessing import forkserver
-            with _without_main():
+            with _clean_start():
                 forkserver.ensure_running()
 
     def status(self) -> dict:
@@ -210,7 +218,7 @@ class Runner:
         next_check = t0
         watching = False
         try:
-            with _without_main():
+            with _clean_start():
                 proc.start()
             child.close()
             # Woken as soon as the child writes; every quarter second anyway, to check the

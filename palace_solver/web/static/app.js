@@ -157,6 +157,15 @@ function moveTable(a, names, onPlay) {
   if (a.samples || st.samples) info.push(`${a.samples || st.samples} samples`);
   if (st.seconds !== undefined) info.push(`${Number(st.seconds).toFixed(3)} s`);
   const ties = a.moves.some((m, i) => i > 0 && same(m.loss_probability, a.moves[i - 1].loss_probability));
+  // Sampled figures: a move whose 95% interval (of the mover's loss) overlaps the best
+  // move's cannot be told from it by these samples.
+  const mover = a.to_move;
+  const bestCi = a.moves.length && cis[a.moves[0].move] ? cis[a.moves[0].move][mover] : null;
+  const overlaps = (m) => {
+    const c = cis[m.move] && cis[m.move][mover];
+    return !!(bestCi && c && bestCi[1] > bestCi[0] && c[0] <= bestCi[1] && c[1] >= bestCi[0]);
+  };
+  const close = a.moves.some((m, i) => i > 0 && overlaps(m));
   return h("div", { class: "result", id: "result" },
     h("div", { class: "info", id: "result-info" }, info.join(" · ")),
     h("table", { class: "movetable", id: "movetable" },
@@ -167,11 +176,13 @@ function moveTable(a, names, onPlay) {
         const ci = m.ci95 || cis[m.move];
         return h("tr", { class: (i === 0 ? "best" : "") + (tie ? " tie" : ""), dataset: { move: m.move },
                          title: onPlay ? "play " + m.move : null, onclick: onPlay ? () => onPlay(m.move) : null },
-          h("td", { class: "mv" }, i === 0 ? "★ " : "", m.move, tie ? h("small", { class: "tiemark" }, " =") : null),
+          h("td", { class: "mv" }, i === 0 ? "★ " : "", m.move, tie ? h("small", { class: "tiemark" }, " =") : null,
+            !tie && i > 0 && overlaps(m) ? h("small", { class: "tiemark", title: "its 95% interval overlaps the best move's" }, " ≈") : null),
           m.loss_probability.map((x, j) => h("td", { dataset: { loss: String(x) } }, pct(x),
             ci && ci[j] && ci[j][1] > ci[j][0] ? h("small", {}, ` ±${(100 * (ci[j][1] - ci[j][0]) / 2).toFixed(1)}`) : null)));
       }))),
-    h("div", { class: "hint" }, onPlay ? "Tap a move to play it. " : "", ties ? "= marks moves tied on value." : ""));
+    h("div", { class: "hint" }, onPlay ? "Tap a move to play it. " : "", ties ? "= marks moves tied on value. " : "",
+      close ? "≈ marks moves whose 95% interval overlaps the best move's." : ""));
 }
 
 // -- the analysis board -------------------------------------------------------------------
