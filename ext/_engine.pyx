@@ -21,6 +21,7 @@ from palace_solver.game.cards import RANKS
 include "core.pxi"
 include "tt.pxi"
 include "exact.pxi"
+include "exact_v1.pxi"
 include "evaluate.pxi"
 include "deepen.pxi"
 

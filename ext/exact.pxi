@@ -1,24 +1,182 @@
 # Exact solver, compiled: the same method as palace_solver/solve/exact.py (read its module doc).
 # May use: core.pxi (moves, apply, chance, pack, hash); not the table or the search.
 #
-# 1. build: breadth-first enumeration of every decision position reachable from the root,
-#    each identified by its packed words (pack_state) in an open-addressing map. Per node,
-#    its moves; per move, its outcomes (target, weight): one outcome of weight 1 for a
-#    deterministic move, one per unseen rank for a flip. A target >= 0 is a node; a target
-#    < 0 is a terminal, -1 - code with code = loser, or n + winner under first_out_wins.
-# 2. solve: nodes are sorted by `progress` (monotone: see solve/exact.py); a layer is solved once
-#    every exit from it is known. Two players: the two Dijkstra-like sweeps (exact values,
-#    independent of node order); three or more: Jacobi iteration from the draw value.
+# 1. build: breadth-first enumeration of every decision position reachable from the root.
+#    A position is identified during the build by its *compact key*: the packed words of
+#    pack_state with every bit that cannot vary below this root squeezed out (see
+#    "Compact keys"), kept in an open-addressing map of 8-byte slots (32-bit hash tag, id).
+#    The build runs in chunks of parents: their expansion (unpack, moves, apply, pack) is
+#    split between the threads, then the children are looked up in the map in the order a
+#    one-thread build meets them, so the ids, hence the whole graph, are the same bytes for
+#    any thread count.
+# 2. keys and map are freed once the build is done; what the solve needs stays (below).
+# 3. solve: nodes are sorted by `progress` (monotone: see solve/exact.py); a layer is solved
+#    once every exit from it is known. Two players: the two Dijkstra-like sweeps (exact
+#    values, independent of node order); three or more: Jacobi iteration from the draw
+#    value (its sweeps split between the threads), with the cycle detection below.
 #
-# Memory per node: nwords * 8 (key) + 8 (hash) + 16 (map, load <= 1/2) + 6 + edges
-# (3 + 8 + 4 each) + outcomes (8 each) + n * 8 (values).
+# Graph layout after the build (bytes per position for two players, measured by stats()):
+#   info[u]    uint32: (progress + PROG_BIAS) << 16 | out mask << 4 | mover       4
+#   estart[u]  uint32: first edge of u (CSR; estart[N] = E)                        4
+#   etgt[e]    int32 per move: a node id >= 0; a terminal -1 - code (code = loser,
+#              or n + winner under first_out_wins); a flip -FLIP_BASE - f         4 x moves
+#   fstart[f]  uint32 per flip, into otgt / ow (the outcomes, in rank order)      small
+#   otgt[o]    int32 target per outcome (as etgt, never a flip); ow[o] uint8 weight
+#   val        loss values: one double per node for two players (player 0's loss), else
+#              n doubles                                                          8
+# Moves are not stored: a node's edges are in gen_moves order, so the root's moves come from
+# the root state, and node_state / node_edges rebuild the states of the nodes they reach
+# from the root (--line and --tree walk the graph from the root).
+#
+# Compact keys. pack_state writes every field in a fixed place with room for any deck; below
+# one root most of those bits stay zero: a count can never exceed the cards of its rank
+# still in play at the root (cards are never unburned), a face-up or unseen count never
+# exceeds the root's own (they only shrink), the draw pile and the pending event are empty at
+# every decision node of exact mode. key_mask_of packs a synthetic state whose every field
+# holds the all-ones value of that bound's width: the result is a mask covering every bit a
+# reachable position can set. The compact key is pext(words, mask) word by word,
+# concatenated (pdep restores it); a position setting a bit outside the mask would be a bug,
+# and the build checks for it on every key (an error, never a silent merge).
 
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.math cimport fabs
 from libc.stdint cimport int32_t, int64_t
 
 cdef double SNAP = 1e-12
-cdef int64_t NOMEM = -(<int64_t>1 << 40)   # _node's out-of-memory answer (not a target)
+cdef int64_t NOMEM = -(<int64_t>1 << 40)   # ExactGraphV1._node's out-of-memory answer
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    #include <pthread.h>
+    #if defined(__x86_64__) && defined(__GNUC__)
+    #include <immintrin.h>
+    #define PALACE_X86 1
+    #endif
+
+    static uint64_t palace_pext_sw(uint64_t x, uint64_t m) {
+        uint64_t r = 0; int k = 0;
+        while (m) {
+            int s = __builtin_ctzll(m);
+            uint64_t t = m >> s;
+            int len = (~t == 0) ? 64 - s : __builtin_ctzll(~t);
+            uint64_t ones = len >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << len) - 1);
+            r |= ((x >> s) & ones) << k;
+            k += len;
+            m &= ~(ones << s);
+        }
+        return r;
+    }
+    static uint64_t palace_pdep_sw(uint64_t x, uint64_t m) {
+        uint64_t r = 0; int k = 0;
+        while (m) {
+            int s = __builtin_ctzll(m);
+            uint64_t t = m >> s;
+            int len = (~t == 0) ? 64 - s : __builtin_ctzll(~t);
+            uint64_t ones = len >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << len) - 1);
+            r |= ((x >> k) & ones) << s;
+            k += len;
+            m &= ~(ones << s);
+        }
+        return r;
+    }
+    /* compress nin packed words to the compact key (nout words); returns nonzero when a
+       word has a bit outside its mask */
+    #define PALACE_COMPRESS_BODY(PEXT)                                          \\
+        int i, pos = 0; uint64_t bad = 0;                                       \\
+        memset(out, 0, (size_t)nout * 8);                                       \\
+        for (i = 0; i < nin; i++) {                                             \\
+            uint64_t m = mask[i], v; int c, wi, off;                            \\
+            bad |= in[i] & ~m;                                                  \\
+            if (!m) continue;                                                   \\
+            v = PEXT(in[i], m); c = __builtin_popcountll(m);                    \\
+            wi = pos >> 6; off = pos & 63;                                      \\
+            out[wi] |= v << off;                                                \\
+            if (off + c > 64) out[wi + 1] |= v >> (64 - off);                   \\
+            pos += c;                                                           \\
+        }                                                                       \\
+        return bad != 0;
+    #define PALACE_EXPAND_BODY(PDEP)                                            \\
+        int i, pos = 0;                                                         \\
+        for (i = 0; i < nin; i++) {                                             \\
+            uint64_t m = mask[i], v; int c, wi, off;                            \\
+            if (!m) { words[i] = 0; continue; }                                 \\
+            c = __builtin_popcountll(m); wi = pos >> 6; off = pos & 63;         \\
+            v = key[wi] >> off;                                                 \\
+            if (off + c > 64) v |= key[wi + 1] << (64 - off);                   \\
+            words[i] = PDEP(v, m);                                              \\
+            pos += c;                                                           \\
+        }
+    static int palace_compress_sw(const uint64_t* in, const uint64_t* mask, int nin,
+                                  uint64_t* out, int nout) { PALACE_COMPRESS_BODY(palace_pext_sw) }
+    static void palace_expand_sw(const uint64_t* key, const uint64_t* mask, int nin,
+                                 uint64_t* words) { PALACE_EXPAND_BODY(palace_pdep_sw) }
+    #ifdef PALACE_X86
+    __attribute__((target("bmi2")))
+    static int palace_compress_hw(const uint64_t* in, const uint64_t* mask, int nin,
+                                  uint64_t* out, int nout) { PALACE_COMPRESS_BODY(_pext_u64) }
+    __attribute__((target("bmi2")))
+    static void palace_expand_hw(const uint64_t* key, const uint64_t* mask, int nin,
+                                 uint64_t* words) { PALACE_EXPAND_BODY(_pdep_u64) }
+    static int palace_has_bmi2(void) {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("bmi2") ? 1 : 0;
+    }
+    #else
+    #define palace_compress_hw palace_compress_sw
+    #define palace_expand_hw palace_expand_sw
+    static int palace_has_bmi2(void) { return 0; }
+    #endif
+
+    /* Run fn(ctx, t, nthreads) for t = 0 .. nthreads - 1, t = 0 on the calling thread, the
+       others on fresh POSIX threads (no pool survives the call, so fork stays safe);
+       returns when all are done. A thread that cannot start runs on the caller. */
+    typedef void (*palace_task_fn)(void* ctx, int t, int nthreads);
+    typedef struct { palace_task_fn fn; void* ctx; int t, n; } palace_task;
+    static void* palace_task_main(void* a) {
+        palace_task* k = (palace_task*)a; k->fn(k->ctx, k->t, k->n); return NULL;
+    }
+    static void palace_parallel(int nthreads, palace_task_fn fn, void* ctx) {
+        pthread_t th[64]; palace_task tk[64]; int ok[64]; int t;
+        if (nthreads > 64) nthreads = 64;
+        for (t = 1; t < nthreads; t++) {
+            tk[t].fn = fn; tk[t].ctx = ctx; tk[t].t = t; tk[t].n = nthreads;
+            ok[t] = pthread_create(&th[t], NULL, palace_task_main, &tk[t]) == 0;
+        }
+        fn(ctx, 0, nthreads);
+        for (t = 1; t < nthreads; t++) {
+            if (ok[t]) pthread_join(th[t], NULL); else fn(ctx, t, nthreads);
+        }
+    }
+    """
+    int palace_compress_sw(const uint64_t* inp, const uint64_t* mask, int nin, uint64_t* out,
+                           int nout) noexcept nogil
+    int palace_compress_hw(const uint64_t* inp, const uint64_t* mask, int nin, uint64_t* out,
+                           int nout) noexcept nogil
+    void palace_expand_sw(const uint64_t* key, const uint64_t* mask, int nin,
+                          uint64_t* words) noexcept nogil
+    void palace_expand_hw(const uint64_t* key, const uint64_t* mask, int nin,
+                          uint64_t* words) noexcept nogil
+    int palace_has_bmi2() noexcept nogil
+    ctypedef void (*palace_task_fn)(void* ctx, int t, int nthreads) noexcept nogil
+    void palace_parallel(int nthreads, palace_task_fn fn, void* ctx) noexcept nogil
+
+    int __builtin_popcountll(unsigned long long) noexcept nogil
+    void __builtin_prefetch(const void*) noexcept nogil
+
+cdef int HAVE_BMI2 = palace_has_bmi2()
+
+
+cdef inline int popcount64(uint64_t x) noexcept nogil:
+    return __builtin_popcountll(x)
+
+cdef enum:
+    PROG_BIAS = 1024       # progress + PROG_BIAS is stored in 16 bits
+    FLIP_BASE = 64         # etgt <= -FLIP_BASE: a flip; -1 .. -(2n): a terminal
+    CHUNK = 8192           # parents expanded per build step
+    MAX_SWEEPS = 1000      # Jacobi sweeps of a 3+ player layer (solve/exact.py's max_sweeps)
+    PAR_MIN = 20000        # smallest layer whose work is split between threads
 
 
 cdef inline int progress_of(const PState* s) noexcept nogil:
@@ -40,6 +198,58 @@ cdef inline int popcount16(uint16_t x) noexcept nogil:
     return c
 
 
+cdef inline int bitlen(int v) noexcept nogil:
+    cdef int b = 0
+    while v > 0:
+        b += 1
+        v >>= 1
+    return b
+
+
+cdef inline uint8_t ones_of(int v) noexcept nogil:
+    """The all-ones value with the bit length of v (0 for 0)."""
+    return <uint8_t>((1 << bitlen(v)) - 1)
+
+
+cdef int key_mask_of(const PState* root, uint64_t* mask) noexcept nogil:
+    """The mask of every packed bit a position below `root` can set (see "Compact keys");
+    returns the words of pack_state."""
+    cdef PState m
+    cdef int p, r, nr = root.r.nranks, alive_total = 0
+    cdef int alive[16]
+    for r in range(16):
+        alive[r] = root.pile[r] + root.pool[r]
+        for p in range(root.n):
+            alive[r] += root.pl[p].hand[r] + root.pl[p].up[r]
+        alive_total += alive[r]
+    memset(&m, 0, sizeof(PState))
+    m.r = root.r
+    m.n = root.n
+    for p in range(root.n):
+        for r in range(2, 2 + nr):
+            m.pl[p].hand[r] = ones_of(alive[r])
+            m.pl[p].up[r] = ones_of(root.pl[p].up[r])
+        m.pl[p].face_down = ones_of(root.pl[p].face_down)
+    for r in range(2, 2 + nr):
+        m.pile[r] = ones_of(alive[r])
+        m.pool[r] = ones_of(root.pool[r])
+    if root.r.flags & RF_LENIENT_BLIND:
+        m.pile_n = ones_of(alive_total)
+        if m.pile_n > 108:
+            m.pile_n = 108
+        memset(m.seq, 15, m.pile_n)
+    m.top = 15
+    m.run = 3
+    m.beat = 15
+    m.draw_pile = 0
+    m.to_move = ones_of(root.n - 1)
+    m.direction = -1
+    m.out_mask = <uint16_t>((1 << root.n) - 1)
+    m.last_player = -1          # packs as 15: all ones
+    m.pend_kind = PEND_NONE
+    return pack_state(&m, mask)
+
+
 # A binary max-heap of (score, node) for the sweeps.
 ctypedef struct MaxHeap:
     double* key
@@ -50,12 +260,18 @@ ctypedef struct MaxHeap:
 
 cdef int heap_push(MaxHeap* h, double k, int32_t u) noexcept nogil:
     cdef int64_t i, j
+    cdef double* nk
+    cdef int32_t* nn
     if h.n == h.cap:
         h.cap = h.cap * 2 if h.cap else 1024
-        h.key = <double*>realloc(h.key, h.cap * sizeof(double))
-        h.node = <int32_t*>realloc(h.node, h.cap * sizeof(int32_t))
-        if h.key == NULL or h.node == NULL:
+        nk = <double*>realloc(h.key, h.cap * sizeof(double))
+        if nk == NULL:
             return -1
+        h.key = nk
+        nn = <int32_t*>realloc(h.node, h.cap * sizeof(int32_t))
+        if nn == NULL:
+            return -1
+        h.node = nn
     i = h.n
     h.n += 1
     # Ties pop the smaller node id first: a fixed order (values do not depend on it).
@@ -96,282 +312,627 @@ cdef void heap_pop(MaxHeap* h, double* k, int32_t* u) noexcept nogil:
     h.node[i] = lu
 
 
+# -- the build: expansion of a chunk of parents (threads) -------------------------------------
+
+# What one thread found for its parents: per parent its number of moves; per move 0 (a
+# deterministic move: one child) or k (a flip: k children); per child its compact key, hash,
+# info and weight, or a terminal code.
+ctypedef struct ExpandBuf:
+    int16_t* pmoves            # per parent
+    int16_t* ekind             # per move
+    uint64_t* ckey             # per child: K words
+    uint64_t* chash
+    uint32_t* cinfo
+    int32_t* cterm             # -1: a decision node; else the terminal code
+    uint8_t* cw
+    int64_t np, ne, nc         # used
+    int64_t cap_p, cap_e, cap_c
+    int err                    # 1 out of memory, 2 chance after a flip, 3 key outside mask
+
+
+ctypedef struct ExpandCtx:
+    PState* root
+    const uint64_t* keys       # the graph's compact keys so far
+    const uint64_t* mask
+    int K, nw, n, hw
+    int64_t a, b               # parents [a, b) of this chunk
+    ExpandBuf* bufs            # one per thread
+
+
+cdef int _buf_reserve(ExpandBuf* b, int64_t moves, int64_t kids, int K) noexcept nogil:
+    cdef int64_t c
+    cdef void* p
+    if b.np + 1 > b.cap_p:
+        c = b.cap_p * 2 if b.cap_p else 4096
+        p = realloc(b.pmoves, c * 2)
+        if p == NULL:
+            return -1
+        b.pmoves = <int16_t*>p
+        b.cap_p = c
+    if b.ne + moves > b.cap_e:
+        c = b.cap_e * 2 if b.cap_e else 16384
+        while c < b.ne + moves:
+            c *= 2
+        p = realloc(b.ekind, c * 2)
+        if p == NULL:
+            return -1
+        b.ekind = <int16_t*>p
+        b.cap_e = c
+    if b.nc + kids > b.cap_c:
+        c = b.cap_c * 2 if b.cap_c else 16384
+        while c < b.nc + kids:
+            c *= 2
+        p = realloc(b.ckey, c * K * 8)
+        if p == NULL:
+            return -1
+        b.ckey = <uint64_t*>p
+        p = realloc(b.chash, c * 8)
+        if p == NULL:
+            return -1
+        b.chash = <uint64_t*>p
+        p = realloc(b.cinfo, c * 4)
+        if p == NULL:
+            return -1
+        b.cinfo = <uint32_t*>p
+        p = realloc(b.cterm, c * 4)
+        if p == NULL:
+            return -1
+        b.cterm = <int32_t*>p
+        p = realloc(b.cw, c)
+        if p == NULL:
+            return -1
+        b.cw = <uint8_t*>p
+        b.cap_c = c
+    return 0
+
+
+cdef inline uint32_t node_info(const PState* s) noexcept nogil:
+    return ((<uint32_t>(progress_of(s) + PROG_BIAS) << 16) | (<uint32_t>s.out_mask << 4)
+            | <uint32_t>s.to_move)
+
+
+cdef inline void _child(ExpandCtx* x, ExpandBuf* b, const PState* d, int w) noexcept nogil:
+    cdef uint64_t words[MAX_WORDS]
+    cdef int64_t c = b.nc
+    cdef int code
+    b.cw[c] = <uint8_t>w
+    if ps_is_terminal(d):
+        code = terminal_loser(d)
+        if code < 0:
+            code = x.n + d.winner
+        b.cterm[c] = code
+    else:
+        b.cterm[c] = -1
+        pack_state(d, words)
+        if x.hw:
+            if palace_compress_hw(words, x.mask, x.nw, &b.ckey[c * x.K], x.K):
+                b.err = 3
+        elif palace_compress_sw(words, x.mask, x.nw, &b.ckey[c * x.K], x.K):
+            b.err = 3
+        b.chash[c] = hash_words(&b.ckey[c * x.K], x.K)
+        b.cinfo[c] = node_info(d)
+    b.nc = c + 1
+
+
+cdef void _expand_task(void* ctx, int t, int nthreads) noexcept nogil:
+    """Thread t's share of a chunk: a contiguous run of parents, so that reading the buffers
+    in thread order gives the one-thread order."""
+    cdef ExpandCtx* x = <ExpandCtx*>ctx
+    cdef ExpandBuf* b = &x.bufs[t]
+    cdef int64_t span = x.b - x.a
+    cdef int64_t lo = x.a + span * t // nthreads, hi = x.a + span * (t + 1) // nthreads, i
+    cdef PState s, c, d
+    cdef CMove moves[MAX_MOVES]
+    cdef uint64_t words[MAX_WORDS]
+    cdef int ranks[16]
+    cdef int weights[16]
+    cdef int nm, j, k, o
+    b.np = b.ne = b.nc = 0
+    b.err = 0
+    for i in range(lo, hi):
+        copy_state(&s, x.root)
+        if x.hw:
+            palace_expand_hw(&x.keys[i * x.K], x.mask, x.nw, words)
+        else:
+            palace_expand_sw(&x.keys[i * x.K], x.mask, x.nw, words)
+        unpack_state(words, x.nw, &s)
+        nm = gen_moves(&s, moves)
+        if _buf_reserve(b, nm, <int64_t>nm * 14, x.K) != 0:
+            b.err = 1
+            return
+        b.pmoves[b.np] = <int16_t>nm
+        b.np += 1
+        for j in range(nm):
+            copy_state(&c, &s)
+            apply_move(&c, moves[j])
+            if ps_is_chance(&c):
+                k = chance_outcomes(&c, ranks, weights)
+                b.ekind[b.ne] = <int16_t>k
+                for o in range(k):
+                    copy_state(&d, &c)
+                    apply_chance(&d, ranks[o])
+                    if ps_is_chance(&d):
+                        b.err = 2
+                        return
+                    _child(x, b, &d, weights[o])
+            else:
+                b.ekind[b.ne] = 0
+                _child(x, b, &c, 1)
+            b.ne += 1
+        if b.err:
+            return
+
+
+# The arrays the solve reads (see the layout above), shared with the threads' tasks.
+ctypedef struct GraphView:
+    int n, nv
+    uint32_t* info
+    uint32_t* estart
+    int32_t* etgt
+    uint32_t* fstart
+    int32_t* otgt
+    uint8_t* ow
+    double* val
+
+
+# -- node fields ----------------------------------------------------------------------
+cdef inline int gv_prog(const GraphView* g, int64_t u) noexcept nogil:
+    return <int>(g.info[u] >> 16)
+
+cdef inline int gv_mover(const GraphView* g, int64_t u) noexcept nogil:
+    return <int>(g.info[u] & 15)
+
+cdef inline uint16_t gv_outm(const GraphView* g, int64_t u) noexcept nogil:
+    return <uint16_t>((g.info[u] >> 4) & 0xFFF)
+
+cdef inline int gv_pa(const GraphView* g, int64_t u) noexcept nogil:
+    cdef uint16_t om = gv_outm(g, u)
+    cdef int a = 0
+    while (om >> a) & 1:
+        a += 1
+    return a
+
+cdef inline int gv_pb(const GraphView* g, int64_t u) noexcept nogil:
+    cdef uint16_t om = gv_outm(g, u)
+    cdef int b = gv_pa(g, u) + 1
+    while b < g.n and (om >> b) & 1:
+        b += 1
+    return b
+
+# -- values -------------------------------------------------------------------------
+cdef inline double gv_tgt_loss(const GraphView* g, int32_t t, int a) noexcept nogil:
+    """Player a's loss at a target: a node (solved) or a terminal."""
+    cdef int code
+    if t >= 0:
+        return g.val[t] if g.nv == 1 else g.val[<int64_t>t * g.n + a]
+    code = -1 - t
+    if code < g.n:
+        return 1.0 if code == a else 0.0
+    return 0.0 if code - g.n == a else 1.0 / (g.n - 1)
+
+cdef double gv_edge_loss(const GraphView* g, int32_t t, int a) noexcept nogil:
+    """Player a's loss after a move (etgt value t), as _edge_value's component a."""
+    cdef int64_t f, o
+    cdef int32_t gt
+    cdef int code, tot = 0
+    cdef double acc = 0.0, w
+    if t > -FLIP_BASE:
+        return gv_tgt_loss(g, t, a)
+    f = -FLIP_BASE - t
+    for o in range(g.fstart[f], g.fstart[f + 1]):
+        tot += g.ow[o]
+    for o in range(g.fstart[f], g.fstart[f + 1]):
+        gt = g.otgt[o]
+        w = g.ow[o]
+        if gt >= 0:
+            acc += w * (g.val[gt] if g.nv == 1 else g.val[<int64_t>gt * g.n + a])
+        else:
+            code = -1 - gt
+            if code < g.n:
+                if code == a:
+                    acc += w
+            elif code - g.n != a:
+                acc += w / (g.n - 1)
+    return acc / tot
+
+cdef void gv_node_vec(const GraphView* g, int32_t t, double* out) noexcept nogil:
+    cdef int i
+    if g.nv == 1:
+        out[0] = g.val[t]
+        out[1] = 1.0 - g.val[t]
+    else:
+        for i in range(g.n):
+            out[i] = g.val[<int64_t>t * g.n + i]
+
+cdef void gv_edge_value(const GraphView* g, int32_t t, double* out) noexcept nogil:
+    """Every player's loss after a move (etgt value t)."""
+    cdef int n = g.n, i, code
+    cdef int64_t f, o
+    cdef int32_t gt
+    cdef int tot = 0
+    cdef double w
+    cdef double v[MAXP]
+    if t >= 0:
+        gv_node_vec(g, t, out)
+        return
+    if t > -FLIP_BASE:
+        for i in range(n):
+            out[i] = gv_tgt_loss(g, t, i)
+        return
+    f = -FLIP_BASE - t
+    for i in range(n):
+        out[i] = 0.0
+    for o in range(g.fstart[f], g.fstart[f + 1]):
+        tot += g.ow[o]
+    for o in range(g.fstart[f], g.fstart[f + 1]):
+        gt = g.otgt[o]
+        w = g.ow[o]
+        if gt >= 0:
+            gv_node_vec(g, gt, v)
+            for i in range(n):
+                out[i] += w * v[i]
+        else:
+            code = -1 - gt
+            if code < n:
+                out[code] += w
+            else:
+                for i in range(n):
+                    if i != code - n:
+                        out[i] += w / (n - 1)
+    for i in range(n):
+        out[i] /= tot
+
+cdef inline bint gv_inner(const GraphView* g, int32_t t, int prog, int8_t* solved) noexcept nogil:
+    """Whether a move (etgt value t) is a deterministic move to an unsolved node of the
+    same layer."""
+    return t >= 0 and gv_prog(g, t) == prog and not solved[t]
+
+
+
+# -- parallel parts of the solve ---------------------------------------------------------------
+
+ctypedef struct ExitCtx:
+    GraphView* g
+    int32_t* nodes
+    int64_t m
+    int32_t prog
+    int8_t* solved
+    int32_t* loc               # a node's index in the layer
+    int64_t* istart            # per node of the layer: where its inner targets go
+    int32_t* inner             # inner targets (layer indices)
+    int32_t* inner_cnt         # per node of the layer: inner moves
+    double* exmin              # per node: lowest / highest exit value for player a
+    double* exmax
+
+
 cdef class ExactGraph:
     """The reachable graph of one exact-mode position and its exact values.
 
-    ``build(max_nodes, seconds)`` returns False when the graph outgrows either budget;
-    ``solve()`` then fills the values; ``root_moves()`` and ``stats()`` report.
+    ``ExactGraph(root, threads=1)``; ``build(max_nodes, seconds, max_bytes)`` returns False
+    when the graph outgrows a budget; ``solve()`` then fills the values; ``root_moves()`` and
+    ``stats()`` report. The values and every array are the same for any thread count.
     """
     cdef PState root
-    cdef int n, nw
-    cdef int64_t N, cap_n, E, cap_e, O, cap_o
-    cdef uint64_t* words
-    cdef uint64_t* hashes
-    cdef int8_t* mover
-    cdef int8_t* nact
-    cdef int8_t* pa             # lowest player still in (two-player layers: values are its loss)
-    cdef int8_t* pb             # the next player still in
-    cdef int32_t* loc           # a node's index inside the layer being solved
-    cdef int32_t* prog
-    cdef int64_t* estart
-    cdef CMove* emove
-    cdef int64_t* ostart
-    cdef int32_t* etotal
-    cdef int32_t* otgt
-    cdef int32_t* ow
-    cdef int32_t* slots
+    cdef GraphView g
+    cdef int nw, K, threads, hw
+    cdef uint64_t mask[MAX_WORDS]
+    cdef int64_t N, cap_n, E, cap_e, F, cap_f, O, cap_o
+    cdef int64_t P              # parents merged so far (estart entries written)
+    cdef uint64_t* keys         # compact keys (build only)
+    cdef uint64_t* slots        # map: tag << 32 | (id + 1); 0 = empty (build only)
     cdef uint64_t mapcap
-    cdef double* val
-    cdef public int layers
+    cdef int32_t* loc
+    cdef ExpandBuf bufs[64]
+    cdef public int layers, np_layers, np_cycling, np_max_period, np_max_sweeps
     cdef public double build_seconds, solve_seconds
     cdef public bint complete
+    cdef public str stop_reason
+    cdef int64_t peak_bytes
     cdef object _rules
+    cdef dict _known            # node id -> CState, for the nodes node_edges has reached
 
     def __cinit__(self):
-        self.words = NULL
+        self.keys = NULL
         self.slots = NULL
-        self.val = NULL
+        memset(&self.g, 0, sizeof(GraphView))
+        self.loc = NULL
+        memset(self.bufs, 0, sizeof(self.bufs))
 
     def __dealloc__(self):
-        free(self.words); free(self.hashes); free(self.mover); free(self.nact); free(self.pa); free(self.pb)
-        free(self.prog); free(self.estart); free(self.emove); free(self.ostart)
-        free(self.etotal); free(self.otgt); free(self.ow); free(self.slots); free(self.val)
+        self._free_build()
+        free(self.g.info); free(self.g.estart); free(self.g.etgt); free(self.g.fstart)
+        free(self.g.otgt); free(self.g.ow); free(self.g.val); free(self.loc)
 
-    def __init__(self, CState root):
-        cdef int nwords
+    cdef void _free_build(self) noexcept nogil:
+        cdef int t
+        free(self.keys)
+        free(self.slots)
+        self.keys = NULL
+        self.slots = NULL
+        for t in range(64):
+            free(self.bufs[t].pmoves); free(self.bufs[t].ekind); free(self.bufs[t].ckey)
+            free(self.bufs[t].chash); free(self.bufs[t].cinfo); free(self.bufs[t].cterm)
+            free(self.bufs[t].cw)
+        memset(self.bufs, 0, sizeof(self.bufs))
+
+    def __init__(self, CState root, int threads=1, bint bmi2=True):
+        cdef int i, bits = 0
         if root.s.to_move < 0:
             raise ValueError("the exact solver starts at a decision node")
         if root.s.draw_pile:
             raise ValueError("not an exact-mode position: the draw pile is not empty")
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, not {threads}")
         copy_state(&self.root, &root.s)
         self._rules = root.rules
-        self.n = root.s.n
-        self.nw = pack_nwords(&root.s)
+        self.g.n = root.s.n
+        self.g.nv = 1 if self.g.n == 2 else self.g.n
+        self.threads = threads if threads < 64 else 64
+        self.hw = HAVE_BMI2 and bmi2
+        self.nw = key_mask_of(&self.root, self.mask)
+        for i in range(self.nw):
+            bits += popcount64(self.mask[i])
+        self.K = (bits + 63) >> 6 if bits else 1
         self.mapcap = 1 << 12
-        self.slots = <int32_t*>malloc(self.mapcap * sizeof(int32_t))
+        self.slots = <uint64_t*>calloc(self.mapcap, 8)
         if self.slots == NULL:
             raise MemoryError()
-        memset(self.slots, 0xff, self.mapcap * sizeof(int32_t))
+        self.stop_reason = ""
+        self._known = None
 
     # -- the node map -------------------------------------------------------------------
     cdef int _rehash(self) noexcept nogil:
-        cdef uint64_t cap = self.mapcap * 2, mask = cap - 1, i
+        cdef uint64_t cap = self.mapcap * 2, mask = cap - 1, i, h
         cdef int64_t u
-        cdef int32_t* s = <int32_t*>malloc(cap * sizeof(int32_t))
+        cdef uint64_t* s = <uint64_t*>calloc(cap, 8)
         if s == NULL:
             return -1
-        memset(s, 0xff, cap * sizeof(int32_t))
         for u in range(self.N):
-            i = self.hashes[u] & mask
-            while s[i] != -1:
+            h = hash_words(&self.keys[u * self.K], self.K)
+            i = h & mask
+            while s[i] != 0:
                 i = (i + 1) & mask
-            s[i] = <int32_t>u
+            s[i] = ((h >> 32) << 32) | <uint64_t>(u + 1)
         free(self.slots)
         self.slots = s
         self.mapcap = cap
         return 0
 
-    cdef int64_t _node(self, const PState* s, uint64_t* tmp) noexcept nogil:
-        """The id of a decision position, added when new; NOMEM when out of memory."""
-        cdef int nw = self.nw
-        cdef uint64_t h, mask = self.mapcap - 1, i
-        cdef int32_t u
-        cdef int64_t v
-        pack_state(s, tmp)
-        h = hash_words(tmp, nw)
-        i = h & mask
-        while True:
-            u = self.slots[i]
-            if u == -1:
-                break
-            if self.hashes[u] == h and memcmp(&self.words[<int64_t>u * nw], tmp, nw * 8) == 0:
-                return u
-            i = (i + 1) & mask
-        v = self.N
-        if v + 1 >= self.cap_n:
-            # one capacity for all per-node arrays: they grow together
-            if self._grow_nodes(v + 1) != 0:
-                return NOMEM
-        memcpy(&self.words[v * nw], tmp, nw * 8)
-        self.hashes[v] = h
-        self.mover[v] = s.to_move
-        self.nact[v] = <int8_t>(s.n - popcount16(s.out_mask))
-        self.pa[v] = 0
-        while (s.out_mask >> self.pa[v]) & 1:
-            self.pa[v] += 1
-        self.pb[v] = self.pa[v] + 1
-        while self.pb[v] < s.n and (s.out_mask >> self.pb[v]) & 1:
-            self.pb[v] += 1
-        self.prog[v] = progress_of(s)
-        self.slots[i] = <int32_t>v
-        self.N = v + 1
-        if <uint64_t>self.N * 2 > self.mapcap:
-            if self._rehash() != 0:
-                return NOMEM
-        return v
-
     cdef int _grow_nodes(self, int64_t need) noexcept nogil:
-        cdef int64_t c = 1024
+        cdef int64_t c = self.cap_n if self.cap_n else 4096
+        cdef void* p
         while c < need + 1:
             c *= 2
-        self.words = <uint64_t*>realloc(self.words, c * self.nw * 8)
-        self.hashes = <uint64_t*>realloc(self.hashes, c * 8)
-        self.mover = <int8_t*>realloc(self.mover, c)
-        self.nact = <int8_t*>realloc(self.nact, c)
-        self.pa = <int8_t*>realloc(self.pa, c)
-        self.pb = <int8_t*>realloc(self.pb, c)
-        self.prog = <int32_t*>realloc(self.prog, c * 4)
-        self.estart = <int64_t*>realloc(self.estart, (c + 1) * 8)
-        if (self.words == NULL or self.hashes == NULL or self.mover == NULL
-                or self.nact == NULL or self.pa == NULL or self.pb == NULL or self.prog == NULL or self.estart == NULL):
+        p = realloc(self.keys, c * self.K * 8)
+        if p == NULL:
             return -1
+        self.keys = <uint64_t*>p
+        p = realloc(self.g.info, c * 4)
+        if p == NULL:
+            return -1
+        self.g.info = <uint32_t*>p
+        p = realloc(self.g.estart, (c + 1) * 4)
+        if p == NULL:
+            return -1
+        self.g.estart = <uint32_t*>p
         self.cap_n = c
         return 0
 
-    cdef int64_t _target(self, const PState* s, uint64_t* tmp) noexcept nogil:
-        cdef int code
-        if ps_is_terminal(s):
-            code = terminal_loser(s)
-            if code < 0:
-                code = self.n + s.winner
-            return -1 - code
-        return self._node(s, tmp)
-
-    cdef int _add_out(self, int64_t tgt, int w) noexcept nogil:
-        cdef int64_t c
-        if self.O >= self.cap_o:
-            c = self.cap_o * 2 if self.cap_o else 4096
-            self.otgt = <int32_t*>realloc(self.otgt, c * 4)
-            self.ow = <int32_t*>realloc(self.ow, c * 4)
-            if self.otgt == NULL or self.ow == NULL:
+    cdef inline int64_t _lookup(self, const uint64_t* key, uint64_t h,
+                                uint32_t inf) noexcept nogil:
+        """The id of a compact key, added when new; -1 when out of memory."""
+        cdef uint64_t mask = self.mapcap - 1, i = h & mask, sl, tag = (h >> 32) << 32
+        cdef int64_t v
+        cdef int K = self.K
+        while True:
+            sl = self.slots[i]
+            if sl == 0:
+                break
+            if (sl & <uint64_t>0xFFFFFFFF00000000ULL) == tag:
+                v = <int64_t>(sl & 0xFFFFFFFFULL) - 1
+                if memcmp(&self.keys[v * K], key, K * 8) == 0:
+                    return v
+            i = (i + 1) & mask
+        v = self.N
+        if v + 1 >= self.cap_n and self._grow_nodes(v + 1) != 0:
+            return -1
+        memcpy(&self.keys[v * K], key, K * 8)
+        self.g.info[v] = inf
+        self.slots[i] = tag | <uint64_t>(v + 1)
+        self.N = v + 1
+        if <uint64_t>self.N * 4 > self.mapcap * 3:
+            if self._rehash() != 0:
                 return -1
-            self.cap_o = c
-        self.otgt[self.O] = <int32_t>tgt
-        self.ow[self.O] = w
-        self.O += 1
-        return 0
+        return v
 
-    cdef int _add_edge(self, CMove m) noexcept nogil:
+    cdef inline void _prefetch(self, uint64_t h) noexcept nogil:
+        __builtin_prefetch(&self.slots[h & (self.mapcap - 1)])
+
+    cdef int _reserve_edges(self, int64_t moves, int64_t kids) noexcept nogil:
         cdef int64_t c
-        if self.E + 2 >= self.cap_e:
-            c = self.cap_e * 2 if self.cap_e else 4096
-            self.emove = <CMove*>realloc(self.emove, c * sizeof(CMove))
-            self.etotal = <int32_t*>realloc(self.etotal, c * 4)
-            self.ostart = <int64_t*>realloc(self.ostart, c * 8)
-            if self.emove == NULL or self.etotal == NULL or self.ostart == NULL:
+        cdef void* p
+        if self.E + moves + 1 > self.cap_e:
+            c = self.cap_e * 2 if self.cap_e else 16384
+            while c < self.E + moves + 1:
+                c *= 2
+            p = realloc(self.g.etgt, c * 4)
+            if p == NULL:
                 return -1
+            self.g.etgt = <int32_t*>p
             self.cap_e = c
-        self.emove[self.E] = m
-        self.ostart[self.E] = self.O
+        if self.F + moves + 1 > self.cap_f:
+            c = self.cap_f * 2 if self.cap_f else 4096
+            while c < self.F + moves + 1:
+                c *= 2
+            p = realloc(self.g.fstart, c * 4)
+            if p == NULL:
+                return -1
+            self.g.fstart = <uint32_t*>p
+            self.cap_f = c
+        if self.O + kids + 1 > self.cap_o:
+            c = self.cap_o * 2 if self.cap_o else 16384
+            while c < self.O + kids + 1:
+                c *= 2
+            p = realloc(self.g.otgt, c * 4)
+            if p == NULL:
+                return -1
+            self.g.otgt = <int32_t*>p
+            p = realloc(self.g.ow, c)
+            if p == NULL:
+                return -1
+            self.g.ow = <uint8_t*>p
+            self.cap_o = c
         return 0
+
+    cdef int _merge_buf(self, ExpandBuf* b) noexcept nogil:
+        """Adds one thread's children in order: ids, edges, flips. -1 when out of memory."""
+        cdef int64_t p, e = 0, c = 0, j, k, o, la, t
+        cdef int nm, kind
+        cdef int K = self.K
+        cdef int64_t ahead = 16
+        if self._reserve_edges(b.ne, b.nc) != 0:
+            return -1
+        # prefetch the map slots of the first children
+        for la in range(ahead if ahead < b.nc else b.nc):
+            if b.cterm[la] < 0:
+                self._prefetch(b.chash[la])
+        la = ahead
+        for p in range(b.np):
+            self.g.estart[self.P] = <uint32_t>self.E
+            self.P += 1
+            nm = b.pmoves[p]
+            for j in range(nm):
+                kind = b.ekind[e]
+                e += 1
+                if kind == 0:
+                    if la < b.nc:
+                        if b.cterm[la] < 0:
+                            self._prefetch(b.chash[la])
+                        la += 1
+                    t = self._resolve(b, c)
+                    if t == NOMEM:
+                        return -1
+                    self.g.etgt[self.E] = <int32_t>t
+                    c += 1
+                else:
+                    self.g.fstart[self.F] = <uint32_t>self.O
+                    self.g.etgt[self.E] = <int32_t>(-FLIP_BASE - self.F)
+                    self.F += 1
+                    for k in range(kind):
+                        if la < b.nc:
+                            if b.cterm[la] < 0:
+                                self._prefetch(b.chash[la])
+                            la += 1
+                        t = self._resolve(b, c)
+                        if t == NOMEM:
+                            return -1
+                        self.g.otgt[self.O] = <int32_t>t
+                        self.g.ow[self.O] = b.cw[c]
+                        self.O += 1
+                        c += 1
+                self.E += 1
+        return 0
+
+    cdef inline int64_t _resolve(self, ExpandBuf* b, int64_t c) noexcept nogil:
+        cdef int64_t v
+        if b.cterm[c] >= 0:
+            return -1 - b.cterm[c]
+        v = self._lookup(&b.ckey[c * self.K], b.chash[c], b.cinfo[c])
+        return NOMEM if v < 0 else v
 
     # -- build --------------------------------------------------------------------------
-    def build(self, int64_t max_nodes=50_000_000, double seconds=0.0, progress=None):
-        """Enumerate the graph. False when it has more than ``max_nodes`` positions or
-        takes longer than ``seconds`` (0: no limit). ``progress(nodes)`` is called now
-        and then with the GIL held."""
-        cdef PState s, c, d
-        cdef CMove moves[MAX_MOVES]
-        cdef int ranks[16]
-        cdef int weights[16]
-        cdef uint64_t tmp[MAX_WORDS]
-        cdef int nm, j, k, tot, err = 0
-        cdef int64_t i = 0, t, chunk_end, tgt
+    def build(self, int64_t max_nodes=50_000_000, double seconds=0.0, progress=None,
+              int64_t max_bytes=0):
+        """Enumerate the graph. False when it has more than ``max_nodes`` positions, takes
+        longer than ``seconds`` (0: no limit) or would hold more than ``max_bytes`` (0: no
+        limit); ``stop_reason`` says which. ``progress(nodes)`` is called now and then."""
+        cdef uint64_t words[MAX_WORDS]
+        cdef uint64_t key[MAX_WORDS]
+        cdef uint64_t h
+        cdef int64_t i = 0, end, t, nthr
+        cdef int err = 0, tt
+        cdef ExpandCtx x
         import time
         t0 = time.perf_counter()
-        copy_state(&s, &self.root)
-        if self._node(&self.root, tmp) < 0:
+        pack_state(&self.root, words)
+        if palace_compress_sw(words, self.mask, self.nw, key, self.K):
+            raise ValueError("compact key: the root sets a bit outside its own mask")
+        h = hash_words(key, self.K)
+        if self._lookup(key, h, node_info(&self.root)) < 0:
             raise MemoryError()
+        x.root = &self.root
+        x.mask = self.mask
+        x.K = self.K
+        x.nw = self.nw
+        x.n = self.g.n
+        x.hw = self.hw
+        x.bufs = self.bufs
+        self.P = 0
         while i < self.N:
-            chunk_end = i + 65536
+            end = i + CHUNK
+            if end > self.N:
+                end = self.N
             with nogil:
-                while i < self.N and i < chunk_end and err == 0:
-                    copy_state(&s, &self.root)
-                    unpack_state(&self.words[i * self.nw], self.nw, &s)
-                    nm = gen_moves(&s, moves)
-                    self.estart[i] = self.E
-                    for j in range(nm):
-                        copy_state(&c, &s)
-                        apply_move(&c, moves[j])
-                        if self._add_edge(moves[j]) != 0:
+                x.keys = self.keys
+                x.a = i
+                x.b = end
+                nthr = self.threads
+                if end - i < 256:
+                    nthr = 1
+                palace_parallel(<int>nthr, _expand_task, &x)
+                for tt in range(nthr):
+                    if self.bufs[tt].err:
+                        err = self.bufs[tt].err
+                if err == 0:
+                    for tt in range(nthr):
+                        if self._merge_buf(&self.bufs[tt]) != 0:
                             err = 1
                             break
-                        if ps_is_chance(&c):
-                            k = chance_outcomes(&c, ranks, weights)
-                            tot = 0
-                            for t in range(k):
-                                copy_state(&d, &c)
-                                apply_chance(&d, ranks[t])
-                                if ps_is_chance(&d):
-                                    err = 2
-                                    break
-                                tgt = self._target(&d, tmp)
-                                if tgt == NOMEM or self._add_out(tgt, weights[t]) != 0:
-                                    err = 1
-                                    break
-                                tot += weights[t]
-                            self.etotal[self.E] = tot
-                        else:
-                            tgt = self._target(&c, tmp)
-                            if tgt == NOMEM or self._add_out(tgt, 1) != 0:
-                                err = 1
-                            self.etotal[self.E] = 1
-                        if err:
-                            break
-                        self.E += 1
-                    i += 1
+            i = end
             if err == 1:
                 raise MemoryError("exact solver: out of memory")
             if err == 2:
                 raise ValueError("not an exact-mode position: a chance event follows a flip")
+            if err == 3:
+                raise AssertionError("compact key: a position sets a bit outside the root's "
+                                     "mask (a bug: please report the position)")
+            if self.E >= 0x7FFFFFF0 or self.O >= 0x7FFFFFF0 or self.N >= 0x7FFFFFF0:
+                raise MemoryError("exact solver: more than 2^31 positions or moves")
             if progress is not None:
                 progress(self.N)
-            if self.N > max_nodes or (seconds > 0 and time.perf_counter() - t0 > seconds):
+            if self.N > max_nodes:
+                self.stop_reason = "nodes"
+            elif seconds > 0 and time.perf_counter() - t0 > seconds:
+                self.stop_reason = "time"
+            elif max_bytes > 0 and self._build_bytes() > max_bytes:
+                self.stop_reason = "memory"
+            if self.stop_reason:
                 self.build_seconds = time.perf_counter() - t0
+                self.peak_bytes = self._build_bytes()
                 self.complete = False
                 return False
-        self.estart[self.N] = self.E
-        self.ostart[self.E] = self.O
+        self.g.estart[self.N] = <uint32_t>self.E
+        self.g.fstart[self.F] = <uint32_t>self.O
+        self.peak_bytes = self._build_bytes()
+        self._free_build()
         self.build_seconds = time.perf_counter() - t0
         self.complete = True
         return True
 
-    # -- values -------------------------------------------------------------------------
-    cdef void _edge_value(self, int64_t e, double* out) noexcept nogil:
-        cdef int n = self.n, i, code
-        cdef int64_t o
-        cdef int32_t t
-        cdef double w, tot = self.etotal[e]
-        for i in range(n):
-            out[i] = 0.0
-        for o in range(self.ostart[e], self.ostart[e + 1]):
-            t = self.otgt[o]
-            w = self.ow[o]
-            if t >= 0:
-                for i in range(n):
-                    out[i] += w * self.val[<int64_t>t * n + i]
-            else:
-                code = -1 - t
-                if code < n:
-                    out[code] += w
-                else:
-                    for i in range(n):
-                        if i != code - n:
-                            out[i] += w / (n - 1)
-        for i in range(n):
-            out[i] /= tot
+    cdef int64_t _build_bytes(self):
+        """Bytes in use during the build (keys, map, graph arrays; capacities not touched
+        yet are not counted)."""
+        return (self.N * (self.K * 8 + 4 + 4) + <int64_t>self.mapcap * 8
+                + self.E * 4 + self.F * 4 + self.O * 5)
 
-    cdef inline bint _inner(self, int64_t e, int32_t prog, int8_t* solved) noexcept nogil:
-        """Whether move e is a deterministic move to an unsolved node of the same layer."""
-        cdef int32_t t
-        if self.ostart[e + 1] - self.ostart[e] != 1:
-            return False
-        t = self.otgt[self.ostart[e]]
-        return t >= 0 and self.prog[t] == prog and not solved[t]
+    cdef int64_t _graph_bytes(self):
+        """Bytes of what the solve keeps: the graph and one value per node and player."""
+        return (self.N * (4 + 4) + self.E * 4 + self.F * 4 + self.O * 5
+                + (self.N * self.g.nv * 8 if self.g.val != NULL else 0))
 
     def solve(self):
         """Values of every node, layer by layer from the lowest progress up."""
-        cdef int64_t u, i, a, b, N = self.N
+        cdef int64_t u, a, b, N = self.N
         cdef int32_t pmin, pmax, p
         cdef int64_t* cnt
         cdef int32_t* order
@@ -381,35 +942,37 @@ cdef class ExactGraph:
         if not self.complete:
             raise ValueError("solve() needs a complete graph")
         t0 = time.perf_counter()
-        self.val = <double*>calloc(N * self.n, sizeof(double))
+        free(self.g.val)
+        self.g.val = <double*>calloc(N * self.g.nv, sizeof(double))
         solved = <int8_t*>calloc(N, 1)
         order = <int32_t*>malloc(N * sizeof(int32_t))
         self.loc = <int32_t*>malloc(N * sizeof(int32_t))
-        pmin = pmax = self.prog[0]
+        pmin = pmax = gv_prog(&self.g, 0)
         for u in range(N):
-            if self.prog[u] < pmin:
-                pmin = self.prog[u]
-            if self.prog[u] > pmax:
-                pmax = self.prog[u]
+            if gv_prog(&self.g, u) < pmin:
+                pmin = gv_prog(&self.g, u)
+            if gv_prog(&self.g, u) > pmax:
+                pmax = gv_prog(&self.g, u)
         cnt = <int64_t*>calloc(pmax - pmin + 2, sizeof(int64_t))
-        if (self.val == NULL or solved == NULL or order == NULL or cnt == NULL
+        if (self.g.val == NULL or solved == NULL or order == NULL or cnt == NULL
                 or self.loc == NULL):
             free(solved); free(order); free(cnt); free(self.loc); self.loc = NULL
-            raise MemoryError()
+            raise MemoryError("exact solver: out of memory")
+        self.layers = self.np_layers = self.np_cycling = self.np_max_period = 0
+        self.np_max_sweeps = 0
         with nogil:
-            # counting sort by progress, then by active players inside a progress value
+            # counting sort by progress (stable: node order inside a layer)
             for u in range(N):
-                cnt[self.prog[u] - pmin + 1] += 1
+                cnt[gv_prog(&self.g, u) - pmin + 1] += 1
             for p in range(pmax - pmin + 1):
                 cnt[p + 1] += cnt[p]
             for u in range(N):
-                order[cnt[self.prog[u] - pmin]] = <int32_t>u
-                cnt[self.prog[u] - pmin] += 1
+                order[cnt[gv_prog(&self.g, u) - pmin]] = <int32_t>u
+                cnt[gv_prog(&self.g, u) - pmin] += 1
             a = 0
-            self.layers = 0
             while a < N and rc == 0:
                 b = a
-                while b < N and self.prog[order[b]] == self.prog[order[a]]:
+                while b < N and gv_prog(&self.g, order[b]) == gv_prog(&self.g, order[a]):
                     b += 1
                 self.layers += 1
                 rc = self._solve_layer(order + a, b - a, solved)
@@ -424,14 +987,18 @@ cdef class ExactGraph:
         """One progress value. Nodes with two players left use the exact two-player sweeps;
         the others (3+ players, no edge between the two groups) the Jacobi fixed point."""
         cdef int64_t i, k2 = 0, kn = 0
-        cdef int32_t* two = <int32_t*>malloc(m * sizeof(int32_t))
-        cdef int32_t* many = <int32_t*>malloc(m * sizeof(int32_t))
+        cdef int32_t* two
+        cdef int32_t* many
         cdef int rc = 0
+        if self.g.n == 2:
+            return self._layer_2p(nodes, m, solved)
+        two = <int32_t*>malloc(m * sizeof(int32_t))
+        many = <int32_t*>malloc(m * sizeof(int32_t))
         if two == NULL or many == NULL:
             free(two); free(many)
             return -1
         for i in range(m):
-            if self.nact[nodes[i]] == 2:
+            if self.g.n - popcount16(gv_outm(&self.g, nodes[i])) == 2:
                 two[k2] = nodes[i]
                 k2 += 1
             else:
@@ -447,86 +1014,117 @@ cdef class ExactGraph:
     cdef int _layer_2p(self, int32_t* nodes, int64_t m, int8_t* solved) noexcept nogil:
         """exact._solve_layer_2p. With a < b the two players still in and v = a's loss:
         sweep 1 (values above 1/2, b's nodes resolve first), sweep 2 (below 1/2, a's
-        nodes first), the rest is 1/2."""
-        cdef int n = self.n
-        cdef int32_t prog = self.prog[nodes[0]]
-        cdef int64_t i, e, q, npred = 0
-        cdef int32_t u, t, pu
-        cdef int sweep, a
-        cdef double sign, half, sc, best, v
-        cdef double vec[MAXP]
-        cdef bint have, blk, firstres
-        cdef int64_t* pstart = <int64_t*>calloc(m + 1, sizeof(int64_t))
-        cdef int64_t* fill = <int64_t*>malloc((m + 1) * sizeof(int64_t))
+        nodes first), the rest is 1/2. Each node's exits are read once, as their lowest
+        and highest value for a (all either sweep asks of them), and its inner moves once,
+        as a list of layer indices."""
+        cdef int32_t prog = gv_prog(&self.g, nodes[0])
+        cdef int64_t i, q, k, npred = 0, total = 0
+        cdef int32_t u, pu, c
+        cdef int sweep, a, two = self.g.n == 2
+        cdef double sign, sc, best
+        cdef bint have, blk, firstres, solved_kid
+        cdef ExitCtx x
+        cdef int64_t* istart = <int64_t*>malloc((m + 1) * sizeof(int64_t))
+        cdef int32_t* inner = NULL
+        cdef int64_t* pstart = <int64_t*>calloc(m + 2, sizeof(int64_t))
         cdef int32_t* preds = NULL
+        cdef int32_t* innc = <int32_t*>malloc(m * sizeof(int32_t))
         cdef int32_t* remaining = <int32_t*>malloc(m * sizeof(int32_t))
         cdef double* worst = <double*>malloc(m * sizeof(double))
+        cdef double* exmin = <double*>malloc(m * sizeof(double))
+        cdef double* exmax = <double*>malloc(m * sizeof(double))
         cdef int8_t* state = <int8_t*>malloc(m)   # 0 open, 1 blocked, 2 done
+        cdef int8_t* first_b = <int8_t*>malloc(m)  # the mover is b (resolves first in sweep 1)
         cdef MaxHeap h
         h.key = NULL; h.node = NULL; h.n = 0; h.cap = 0
-        if (pstart == NULL or fill == NULL or remaining == NULL or worst == NULL
-                or state == NULL):
-            free(pstart); free(fill); free(remaining); free(worst); free(state)
+        if (istart == NULL or pstart == NULL or innc == NULL or remaining == NULL
+                or worst == NULL or exmin == NULL or exmax == NULL or state == NULL
+                or first_b == NULL):
+            free(istart); free(pstart); free(innc); free(remaining); free(worst); free(exmin)
+            free(exmax); free(state); free(first_b)
             return -1
         for i in range(m):
-            self.loc[nodes[i]] = <int32_t>i
+            u = nodes[i]
+            self.loc[u] = <int32_t>i
+            istart[i] = total
+            total += self.g.estart[u + 1] - self.g.estart[u]
+            a = 0 if two else gv_pa(&self.g, u)
+            first_b[i] = gv_mover(&self.g, u) != a
+        istart[m] = total
+        inner = <int32_t*>malloc((total + 1) * sizeof(int32_t))
+        if inner == NULL:
+            free(istart); free(pstart); free(innc); free(remaining); free(worst); free(exmin)
+            free(exmax); free(state); free(first_b)
+            return -1
+        x.g = &self.g
+        x.nodes = nodes
+        x.m = m
+        x.prog = prog
+        x.solved = solved
+        x.loc = self.loc
+        x.istart = istart
+        x.inner = inner
+        x.inner_cnt = innc
+        x.exmin = exmin
+        x.exmax = exmax
+        if self.threads > 1 and m >= PAR_MIN:
+            palace_parallel(self.threads, _exits_task, &x)
+        else:
+            _exits_range(&x, 0, m)
         # predecessor lists (CSR) over the inner moves
         for i in range(m):
-            u = nodes[i]
-            for e in range(self.estart[u], self.estart[u + 1]):
-                if self._inner(e, prog, solved):
-                    pstart[self.loc[self.otgt[self.ostart[e]]] + 1] += 1
-                    npred += 1
+            for k in range(istart[i], istart[i] + innc[i]):
+                pstart[inner[k] + 2] += 1
+                npred += 1
         for i in range(m):
-            pstart[i + 1] += pstart[i]
+            pstart[i + 2] += pstart[i + 1]
         preds = <int32_t*>malloc((npred + 1) * sizeof(int32_t))
         if preds == NULL:
-            free(pstart); free(fill); free(remaining); free(worst); free(state)
+            free(istart); free(pstart); free(innc); free(remaining); free(worst); free(exmin)
+            free(exmax); free(state); free(first_b); free(inner)
             return -1
         for i in range(m):
-            fill[i] = pstart[i]
-        for i in range(m):
-            u = nodes[i]
-            for e in range(self.estart[u], self.estart[u + 1]):
-                if self._inner(e, prog, solved):
-                    q = self.loc[self.otgt[self.ostart[e]]]
-                    preds[fill[q]] = <int32_t>i
-                    fill[q] += 1
+            for k in range(istart[i], istart[i] + innc[i]):
+                q = inner[k]
+                preds[pstart[q + 1]] = <int32_t>i
+                pstart[q + 1] += 1
         for sweep in range(2):
             sign = 1.0 if sweep == 0 else -1.0
-            half = 0.5 * sign
             h.n = 0
             for i in range(m):
-                u = nodes[i]
-                if solved[u]:
-                    state[i] = 2
+                if sweep == 1 and state[i] == 2:
                     continue
-                a = self.pa[u]
-                firstres = (self.mover[u] == a) == (sweep == 1)
+                firstres = first_b[i] == (sweep == 0)
                 state[i] = 0
-                remaining[i] = 0
-                have = False
-                blk = False
-                best = -2.0
-                worst[i] = 2.0
-                for e in range(self.estart[u], self.estart[u + 1]):
-                    if self._inner(e, prog, solved):
-                        remaining[i] += 1
-                        continue
-                    self._edge_value(e, vec)
-                    v = vec[a]
-                    if fabs(v - 0.5) < SNAP:
-                        v = 0.5
-                    sc = sign * v
+                solved_kid = False
+                if sweep == 0:
+                    remaining[i] = innc[i]
+                else:
+                    # children solved by the first sweep count as exits (all above 1/2)
+                    remaining[i] = 0
+                    for k in range(istart[i], istart[i] + innc[i]):
+                        if state[inner[k]] == 2:
+                            solved_kid = True
+                        else:
+                            remaining[i] += 1
+                if sweep == 0:
+                    # score = v: b (first) takes the highest exit above 1/2; a is blocked by
+                    # an exit at or below 1/2, else waits for its lowest
                     if firstres:
-                        if sc > half and sc > best:
-                            best = sc
-                            have = True
+                        have = exmax[i] > 0.5
+                        best = exmax[i]
                     else:
-                        if sc <= half:
-                            blk = True
-                        if sc < worst[i]:
-                            worst[i] = sc
+                        blk = exmin[i] <= 0.5
+                        worst[i] = exmin[i]
+                else:
+                    # score = -v: a (first) takes the lowest exit below 1/2; b is blocked by
+                    # an exit, or a child of the first sweep, at or above 1/2
+                    if firstres:
+                        have = exmin[i] < 0.5
+                        best = -exmin[i]
+                    else:
+                        blk = exmax[i] >= 0.5 or solved_kid
+                        worst[i] = -exmax[i] if exmax[i] > -2.0 else 2.0
                 if firstres:
                     if have and heap_push(&h, best, <int32_t>i) != 0:
                         return -1
@@ -544,18 +1142,18 @@ cdef class ExactGraph:
                 solved[u] = 1
                 self._set_pair(u, sign * sc)
                 for q in range(pstart[pu], pstart[pu + 1]):
-                    i = preds[q]
-                    if state[i] != 0:
+                    c = preds[q]
+                    if state[c] != 0:
                         continue
-                    if (self.mover[nodes[i]] == self.pa[nodes[i]]) == (sweep == 1):
-                        if heap_push(&h, sc, <int32_t>i) != 0:
+                    if first_b[c] == (sweep == 0):
+                        if heap_push(&h, sc, c) != 0:
                             return -1
                     else:
-                        remaining[i] -= 1
-                        if sc < worst[i]:
-                            worst[i] = sc
-                        if remaining[i] == 0:
-                            if heap_push(&h, worst[i], <int32_t>i) != 0:
+                        remaining[c] -= 1
+                        if sc < worst[c]:
+                            worst[c] = sc
+                        if remaining[c] == 0:
+                            if heap_push(&h, worst[c], c) != 0:
                                 return -1
         for i in range(m):
             u = nodes[i]
@@ -563,153 +1161,322 @@ cdef class ExactGraph:
                 solved[u] = 1
                 self._set_pair(u, 0.5)
         free(h.key); free(h.node)
-        free(pstart); free(fill); free(remaining); free(worst); free(state); free(preds)
+        free(istart); free(pstart); free(innc); free(remaining); free(worst); free(exmin)
+        free(exmax); free(state); free(first_b); free(inner); free(preds)
         return 0
 
     cdef void _set_pair(self, int32_t u, double v) noexcept nogil:
         """Value of a two-player node: v for the lower player still in, 1 - v for the
         other, 0 for the players out."""
-        cdef int n = self.n, j
+        cdef int n = self.g.n, j
+        if self.g.nv == 1:
+            self.g.val[u] = v
+            return
         for j in range(n):
-            self.val[<int64_t>u * n + j] = 0.0
-        self.val[<int64_t>u * n + self.pa[u]] = v
-        self.val[<int64_t>u * n + self.pb[u]] = 1.0 - v
+            self.g.val[<int64_t>u * n + j] = 0.0
+        self.g.val[<int64_t>u * n + gv_pa(&self.g, u)] = v
+        self.g.val[<int64_t>u * n + gv_pb(&self.g, u)] = 1.0 - v
 
     cdef int _layer_np(self, int32_t* nodes, int64_t m, int8_t* solved) noexcept nogil:
-        """exact._solve_layer_np: Jacobi sweeps from the draw value until nothing changes
-        (at most 1000): every node takes, from the previous sweep's values, the option with
-        the mover's lowest loss (ties: first in move order)."""
-        cdef int n = self.n, j, p
-        cdef int32_t prog = self.prog[nodes[0]]
-        cdef int64_t i, e, k, nopt = 0, sweep
+        """exact._solve_layer_np: Jacobi sweeps from the draw value until nothing changes or
+        MAX_SWEEPS sweeps have run: every node takes, from the previous sweep's values, the
+        option with the mover's lowest loss (ties: first in move order).
+
+        The sweep is a map on a finite set (every value is a copy of an exit or of the draw
+        value), so when it does not settle it cycles. Brent's method finds the cycle (one
+        saved copy, compared exactly): the layer is flagged (np_cycling, np_max_period) and,
+        the values after MAX_SWEEPS sweeps being those of a known point of the cycle, only
+        the sweeps up to that point are run."""
+        cdef int n = self.g.n, j
+        cdef int32_t prog = gv_prog(&self.g, nodes[0])
+        cdef int64_t i, e, k, nopt = 0, nex = 0, sweep, lam = 1, power = 1, extra
         cdef int32_t u, t
-        cdef bint changed
         cdef double* cur = <double*>malloc(m * n * sizeof(double))
         cdef double* nxt = <double*>malloc(m * n * sizeof(double))
+        cdef double* saved = <double*>malloc(m * n * sizeof(double))
         cdef double* tmpd
         cdef int64_t* ostart_l = <int64_t*>malloc((m + 1) * sizeof(int64_t))
         cdef int64_t total = 0
         cdef int64_t* opt
         cdef double* exitv
-        cdef double* best
+        cdef JacobiCtx jc
+        cdef bint changed
+        cdef int om
         for i in range(m):
-            total += self.estart[nodes[i] + 1] - self.estart[nodes[i]]
+            total += self.g.estart[nodes[i] + 1] - self.g.estart[nodes[i]]
         opt = <int64_t*>malloc((total + 1) * sizeof(int64_t))
         exitv = <double*>malloc((total + 1) * n * sizeof(double))
-        if cur == NULL or nxt == NULL or ostart_l == NULL or opt == NULL or exitv == NULL:
-            free(cur); free(nxt); free(ostart_l); free(opt); free(exitv)
+        if (cur == NULL or nxt == NULL or saved == NULL or ostart_l == NULL or opt == NULL
+                or exitv == NULL):
+            free(cur); free(nxt); free(saved); free(ostart_l); free(opt); free(exitv)
             return -1
         for i in range(m):
             self.loc[nodes[i]] = <int32_t>i
         for i in range(m):
             u = nodes[i]
             ostart_l[i] = nopt
-            for e in range(self.estart[u], self.estart[u + 1]):
-                if self._inner(e, prog, solved):
-                    opt[nopt] = self.loc[self.otgt[self.ostart[e]]]
+            for e in range(self.g.estart[u], self.g.estart[u + 1]):
+                t = self.g.etgt[e]
+                if gv_inner(&self.g, t, prog, solved):
+                    opt[nopt] = self.loc[t]
                 else:
-                    opt[nopt] = -1
-                    self._edge_value(e, &exitv[nopt * n])
+                    opt[nopt] = -1 - nex
+                    gv_edge_value(&self.g, t, &exitv[nex * n])
+                    nex += 1
                 nopt += 1
         ostart_l[m] = nopt
         for i in range(m):
             # the draw value: the players still in share the loss
-            self._draw_value(nodes[i], &cur[i * n])
-        for sweep in range(1000):
-            changed = False
-            for i in range(m):
-                p = self.mover[nodes[i]]
-                best = NULL
-                for k in range(ostart_l[i], ostart_l[i + 1]):
-                    tmpd = &cur[opt[k] * n] if opt[k] >= 0 else &exitv[k * n]
-                    if best == NULL or tmpd[p] < best[p]:
-                        best = tmpd
-                for j in range(n):
-                    nxt[i * n + j] = best[j]
-                    if best[j] != cur[i * n + j]:
-                        changed = True
+            om = gv_outm(&self.g, nodes[i])
+            for j in range(n):
+                cur[i * n + j] = 0.0 if (om >> j) & 1 else 1.0 / (n - popcount16(<uint16_t>om))
+        memcpy(saved, cur, m * n * sizeof(double))
+        jc.g = &self.g
+        jc.nodes = nodes
+        jc.m = m
+        jc.opt = opt
+        jc.ostart = ostart_l
+        jc.exitv = exitv
+        jc.nthreads = self.threads if (self.threads > 1 and m >= PAR_MIN) else 1
+        self.np_layers += 1
+        sweep = 0
+        extra = -1
+        while sweep < MAX_SWEEPS:
+            jc.cur = cur
+            jc.nxt = nxt
+            if jc.nthreads > 1:
+                palace_parallel(jc.nthreads, _jacobi_task, &jc)
+            else:
+                _jacobi_range(&jc, 0, m)
+            changed = memcmp(cur, nxt, m * n * sizeof(double)) != 0
             tmpd = cur
             cur = nxt
             nxt = tmpd
+            sweep += 1
             if not changed:
                 break
+            if extra > 0:
+                extra -= 1
+                if extra == 0:
+                    break
+                continue
+            if extra < 0:
+                if memcmp(cur, saved, m * n * sizeof(double)) == 0:
+                    # cur (after `sweep` sweeps) equals the state lam sweeps earlier: a cycle
+                    # of period lam; the values after MAX_SWEEPS are those after
+                    # sweep + (MAX_SWEEPS - sweep) % lam sweeps
+                    self.np_cycling += 1
+                    if lam > self.np_max_period:
+                        self.np_max_period = <int>lam
+                    extra = (MAX_SWEEPS - sweep) % lam
+                    if extra == 0:
+                        break
+                    continue
+                if lam == power:
+                    memcpy(saved, cur, m * n * sizeof(double))
+                    power *= 2
+                    lam = 0
+                lam += 1
+        if sweep >= MAX_SWEEPS and extra < 0:
+            # no cycle found within the sweeps (a period longer than they allow)
+            self.np_cycling += 1
+        if sweep > self.np_max_sweeps:
+            self.np_max_sweeps = <int>sweep
         for i in range(m):
             u = nodes[i]
             solved[u] = 1
             for j in range(n):
-                self.val[<int64_t>u * n + j] = cur[i * n + j]
-        free(cur); free(nxt); free(ostart_l); free(opt); free(exitv)
+                self.g.val[<int64_t>u * n + j] = cur[i * n + j]
+        free(cur); free(nxt); free(saved); free(ostart_l); free(opt); free(exitv)
         return 0
-
-    cdef void _draw_value(self, int32_t u, double* out) noexcept nogil:
-        cdef PState s
-        cdef int j
-        copy_state(&s, &self.root)
-        unpack_state(&self.words[<int64_t>u * self.nw], self.nw, &s)
-        for j in range(self.n):
-            out[j] = 0.0 if (s.out_mask >> j) & 1 else 1.0 / self.nact[u]
 
     # -- results ------------------------------------------------------------------------
     def root_value(self):
-        return [self.val[j] for j in range(self.n)]
+        cdef double vec[MAXP]
+        gv_node_vec(&self.g, 0, vec)
+        return [vec[j] for j in range(self.g.n)]
 
     def root_moves(self):
         """[(Move, [loss per player])] in the legal-move order of the root."""
+        cdef CMove moves[MAX_MOVES]
+        cdef int nm = gen_moves(&self.root, moves), j
         cdef int64_t e
         cdef double vec[MAXP]
         out = []
-        for e in range(self.estart[0], self.estart[1]):
-            self._edge_value(e, vec)
-            out.append((_move_obj(self.emove[e]), [vec[j] for j in range(self.n)]))
+        for j in range(nm):
+            e = self.g.estart[0] + j
+            gv_edge_value(&self.g, self.g.etgt[e], vec)
+            out.append((_move_obj(moves[j]), [vec[i] for i in range(self.g.n)]))
         return out
 
     def stats(self):
-        mem = (self.cap_n * (self.nw * 8 + 8 + 2 + 4 + 8) + self.mapcap * 4
-               + self.cap_e * (sizeof(CMove) + 4 + 8) + self.cap_o * 8
-               + (self.N * self.n * 8 if self.val != NULL else 0))
-        return {"nodes": self.N, "moves": self.E, "outcomes": self.O, "layers": self.layers,
+        built = self.peak_bytes if self.peak_bytes else self._build_bytes()
+        nodes = max(self.N, 1)
+        return {"nodes": self.N, "moves": self.E, "flips": self.F, "outcomes": self.O,
+                "layers": self.layers,
                 "build_seconds": round(self.build_seconds, 6),
                 "solve_seconds": round(self.solve_seconds, 6),
-                "memory_mb": round(mem / 1048576.0, 2), "key_words": self.nw,
-                "map_load": round(self.N / <double>self.mapcap, 3)}
+                "memory_mb": round(self._graph_bytes() / 1048576.0, 2),
+                "bytes_per_position": round(self._graph_bytes() / <double>nodes, 1),
+                "build_peak_mb": round(built / 1048576.0, 2),
+                "build_bytes_per_position": round(built / <double>nodes, 1),
+                "key_words": self.K, "packed_words": self.nw, "threads": self.threads}
+
+    def fixed_point(self):
+        """The 3+ player layers: how many, how many cycled instead of converging, the
+        longest period, the most sweeps one needed."""
+        return {"layers": self.np_layers, "cycling": self.np_cycling,
+                "max_period": self.np_max_period, "max_sweeps": self.np_max_sweeps}
 
     # -- graph access for --line and --tree --------------------------------------------------
     def node_count(self):
         return self.N
 
     def node_value(self, int64_t u):
-        return [self.val[u * self.n + j] for j in range(self.n)]
+        cdef double vec[MAXP]
+        gv_node_vec(&self.g, <int32_t>u, vec)
+        return [vec[j] for j in range(self.g.n)]
 
     def node_mover(self, int64_t u):
-        return self.mover[u]
+        return gv_mover(&self.g, u)
+
+    cdef CState _state_of(self, int64_t u):
+        cdef CState c
+        if u == 0:
+            c = CState.__new__(CState)
+            copy_state(&c.s, &self.root)
+            c.rules = self._rules
+            return c
+        if self._known is None or u not in self._known:
+            raise KeyError(f"node {u}: its state is known once node_edges has reached it "
+                           f"from the root")
+        return self._known[u]
 
     def node_state(self, int64_t u):
-        """The position of node u, as a reference State."""
-        cdef CState c = CState.__new__(CState)
-        copy_state(&c.s, &self.root)
-        unpack_state(&self.words[u * self.nw], self.nw, &c.s)
-        c.rules = self._rules
-        return c.to_state()
+        """The position of node u, as a reference State (u = 0, or a node that node_edges
+        has listed as a target: the keys are gone after the build)."""
+        return self._state_of(u).to_state()
 
     def node_edges(self, int64_t u):
         """[(Move, [(probability, target)])] where a target is a node id or a tuple of
-        terminal losses."""
-        cdef int64_t e, o
-        cdef int32_t t
-        cdef int code, j, n = self.n
+        terminal losses. The targets' states become known (node_state)."""
+        cdef CState src = self._state_of(u), c
+        cdef CMove moves[MAX_MOVES]
+        cdef PState d, after
+        cdef int nm = gen_moves(&src.s, moves), j, k, o, code, i, n = self.g.n
+        cdef int ranks[16]
+        cdef int weights[16]
+        cdef int64_t e, f, oo
+        cdef int32_t t, g
+        if self._known is None:
+            self._known = {}
+        if nm != self.g.estart[u + 1] - self.g.estart[u]:
+            raise AssertionError(f"node {u}: {nm} moves, {self.g.estart[u + 1] - self.g.estart[u]} edges")
         out = []
-        for e in range(self.estart[u], self.estart[u + 1]):
+        for j in range(nm):
+            e = self.g.estart[u] + j
+            t = self.g.etgt[e]
+            copy_state(&after, &src.s)
+            apply_move(&after, moves[j])
             outs = []
-            for o in range(self.ostart[e], self.ostart[e + 1]):
-                t = self.otgt[o]
-                if t >= 0:
-                    tgt = t
-                else:
-                    code = -1 - t
-                    if code < n:
-                        tgt = tuple(1.0 if j == code else 0.0 for j in range(n))
-                    else:
-                        tgt = tuple(0.0 if j == code - n else 1.0 / (n - 1) for j in range(n))
-                outs.append((self.ow[o] / <double>self.etotal[e], tgt))
-            out.append((_move_obj(self.emove[e]), outs))
+            if t > -FLIP_BASE:
+                outs.append((1.0, self._target_obj(t, &after)))
+            else:
+                f = -FLIP_BASE - t
+                k = chance_outcomes(&after, ranks, weights)
+                tot = sum(self.g.ow[oo] for oo in range(self.g.fstart[f], self.g.fstart[f + 1]))
+                for o in range(k):
+                    g = self.g.otgt[self.g.fstart[f] + o]
+                    copy_state(&d, &after)
+                    apply_chance(&d, ranks[o])
+                    outs.append((self.g.ow[self.g.fstart[f] + o] / <double>tot,
+                                 self._target_obj(g, &d)))
+            out.append((_move_obj(moves[j]), outs))
         return out
+
+    cdef object _target_obj(self, int32_t t, PState* s):
+        cdef CState c
+        cdef int code, j, n = self.g.n
+        if t >= 0:
+            if t not in self._known and t != 0:
+                c = CState.__new__(CState)
+                copy_state(&c.s, s)
+                c.rules = self._rules
+                self._known[t] = c
+            return t
+        code = -1 - t
+        if code < n:
+            return tuple(1.0 if j == code else 0.0 for j in range(n))
+        return tuple(0.0 if j == code - n else 1.0 / (n - 1) for j in range(n))
+
+
+cdef void _exits_range(ExitCtx* x, int64_t lo, int64_t hi) noexcept nogil:
+    """For nodes [lo, hi) of a two-player layer: the layer indices of the inner moves'
+    targets (at x.inner[x.istart[i]...], x.inner_cnt[i] of them) and the lowest and highest
+    loss of player a over the other moves (the exits; 2.0 and -2.0 when there are none)."""
+    cdef int64_t i, e, k
+    cdef int32_t u, t
+    cdef int a
+    cdef double v, mn, mx
+    for i in range(lo, hi):
+        u = x.nodes[i]
+        a = 0 if x.g.n == 2 else gv_pa(x.g, u)
+        k = x.istart[i]
+        mn = 2.0
+        mx = -2.0
+        for e in range(x.g.estart[u], x.g.estart[u + 1]):
+            t = x.g.etgt[e]
+            if gv_inner(x.g, t, x.prog, x.solved):
+                x.inner[k] = x.loc[t]
+                k += 1
+                continue
+            v = gv_edge_loss(x.g, t, a)
+            if fabs(v - 0.5) < SNAP:
+                v = 0.5
+            if v < mn:
+                mn = v
+            if v > mx:
+                mx = v
+        x.inner_cnt[i] = <int32_t>(k - x.istart[i])
+        x.exmin[i] = mn
+        x.exmax[i] = mx
+
+
+cdef void _exits_task(void* ctx, int t, int nthreads) noexcept nogil:
+    cdef ExitCtx* x = <ExitCtx*>ctx
+    _exits_range(x, x.m * t // nthreads, x.m * (t + 1) // nthreads)
+
+
+ctypedef struct JacobiCtx:
+    GraphView* g
+    int32_t* nodes
+    int64_t m
+    int64_t* opt               # per option: the layer index of an inner target, or -1 - exit
+    int64_t* ostart
+    double* exitv
+    double* cur
+    double* nxt
+    int nthreads
+
+
+cdef void _jacobi_range(JacobiCtx* jc, int64_t lo, int64_t hi) noexcept nogil:
+    """One Jacobi sweep over nodes [lo, hi): nxt from cur."""
+    cdef GraphView* g = jc.g
+    cdef int n = g.n, p, j
+    cdef int64_t i, k
+    cdef double* best
+    cdef double* v
+    for i in range(lo, hi):
+        p = gv_mover(g, jc.nodes[i])
+        best = NULL
+        for k in range(jc.ostart[i], jc.ostart[i + 1]):
+            v = &jc.cur[jc.opt[k] * n] if jc.opt[k] >= 0 else &jc.exitv[(-1 - jc.opt[k]) * n]
+            if best == NULL or v[p] < best[p]:
+                best = v
+        for j in range(n):
+            jc.nxt[i * n + j] = best[j]
+
+
+cdef void _jacobi_task(void* ctx, int t, int nthreads) noexcept nogil:
+    cdef JacobiCtx* jc = <JacobiCtx*>ctx
+    _jacobi_range(jc, jc.m * t // nthreads, jc.m * (t + 1) // nthreads)
