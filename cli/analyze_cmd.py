@@ -7,6 +7,8 @@ import sys
 import click
 
 from palace_solver.game.position import InvalidPositionError, load_position, to_text
+from palace_solver.solve.compiled import GraphTooLargeError
+from palace_solver.solve.exact import MAX_SWEEPS
 from palace_solver.solve.results import NotExactError
 
 METHODS = ("auto", "exact", "sampled", "ismcts")
@@ -47,9 +49,16 @@ def _table(pos, a) -> str:
     if "seconds" in st:
         info.append(f"{st['seconds']:.3f} s")
     pos_loss = "  ".join(f"{names[i]} {100 * float(x):.2f}%" for i, x in enumerate(a.loss))
+    notes = []
+    fp = st.get("fixed_point")
+    if fp and fp.get("cycling"):
+        period = f" (period {fp['max_period']})" if fp.get("max_period") else ""
+        notes.append(f"note: with 3+ players the fixed point did not converge in "
+                     f"{fp['cycling']} of {fp['layers']} layers: the sweeps cycle{period}, and "
+                     f"the values are those after {MAX_SWEEPS:,} sweeps, not a fixed point")
     return "\n".join([f"position: {to_text(pos)}",
                       f"to move: {names[a.to_move]}   loss now: {pos_loss}",
-                      " · ".join(info), "", *rows])
+                      " · ".join(info), "", *rows] + ([""] + notes if notes else []))
 
 
 @click.command()
@@ -63,8 +72,12 @@ def _table(pos, a) -> str:
 @click.option("--depth", type=click.IntRange(min=1), default=None,
               help="Search this many plies with the depth-limited search instead of solving "
                    "the whole graph (values are estimates unless every line ends).")
-@click.option("--hash", "hash_mb", type=click.IntRange(min=1), default=256, show_default=True,
-              metavar="MB", help="Transposition table size of the depth-limited search.")
+@click.option("--hash", "hash_mb", type=click.IntRange(min=1), default=None,
+              metavar="MB", help="Transposition table size of the depth-limited search "
+                                 "(default: sized to --time, 4-256 MB; 256 MB without it).")
+@click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Threads of the exact graph solver (default: every core). The answer is "
+                   "the same for any N.")
 @click.option("--method", type=click.Choice(METHODS), default="auto", show_default=True,
               help="auto: exact when every hand is known and the draw pile is empty, "
                    "else sampled (determinization); ismcts: information-set MCTS.")
@@ -102,8 +115,8 @@ def _table(pos, a) -> str:
 @click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
               help="With --batch: analyze on a Ray cluster ('auto', HOST:PORT, "
                    "ray://HOST:PORT, or 'local'). Needs pip install '.[ray]'.")
-def analyze(position, as_json, time_budget, depth, hash_mb, method, samples, seed, jobs,
-            engine, show_line, line_plies, tree_file, tree_nodes, progress, batch_file,
+def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, samples, seed,
+            jobs, engine, show_line, line_plies, tree_file, tree_nodes, progress, batch_file,
             output, ray_address):
     """Analyze POSITION: every legal move of the player to move, best first, with each
     player's loss probability.
@@ -152,9 +165,12 @@ def analyze(position, as_json, time_budget, depth, hash_mb, method, samples, see
     bar = _Progress() if progress else None
     try:
         a = run(pos, time_budget=time_budget, depth=depth, hash_mb=hash_mb, method=method,
-                samples=samples, seed=seed, jobs=jobs, engine=engine, progress=bar)
+                samples=samples, seed=seed, jobs=jobs, engine=engine, progress=bar,
+                threads=threads)
     except (NotExactError, InvalidPositionError) as e:
         fail(str(e))
+    except GraphTooLargeError as e:
+        fail(f"not solved exactly: {e} (try --time or --depth)")
     except MemoryError as e:
         fail(f"out of memory: {e} (try --time or --depth)")
     finally:

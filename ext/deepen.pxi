@@ -117,6 +117,22 @@ cdef class DeepSearch:
         if self.tt_ok:
             tt_free(&self.tt)
 
+    def reroot(self, CState root):
+        """Search from another position with this table (emptied) and these settings, as a
+        new DeepSearch would: allocating and first touching a large table costs more than a
+        short search, so callers running many searches (solve/deepening.py) keep one.
+
+        :raises ValueError: for another player count or key size (that needs a new table).
+        """
+        if root.s.n != self.n or pack_nwords(&root.s) != self.nw:
+            raise ValueError("reroot: another player count or key size needs a new table")
+        copy_state(&self.root, &root.s)
+        tt_clear(&self.tt)
+        memset(&self.hist[0][0][0][0], 0, sizeof(self.hist))
+        memset(&self.killer[0][0], 255, sizeof(self.killer))
+        self.nodes = self.evals = self.reps = self.star_cuts = 0
+        self.star2_cuts = self.probes = self.ab_cuts = 0
+
     def table_stats(self):
         return {"probes": self.tt.probes, "hits": self.tt.hits,
                 "collisions": self.tt.collisions, "stores": self.tt.stores,

@@ -842,10 +842,14 @@ cdef class ExactGraph:
 
     # -- build --------------------------------------------------------------------------
     def build(self, int64_t max_nodes=50_000_000, double seconds=0.0, progress=None,
-              int64_t max_bytes=0):
+              int64_t max_bytes=0, double solve_seconds_per_node=0.0):
         """Enumerate the graph. False when it has more than ``max_nodes`` positions, takes
         longer than ``seconds`` (0: no limit) or would hold more than ``max_bytes`` (0: no
-        limit); ``stop_reason`` says which. ``progress(nodes)`` is called now and then."""
+        limit); ``stop_reason`` says which. With ``seconds``, the build also gives up as
+        soon as the positions found but not expanded yet (at the rate so far) and the solve
+        of those found (``solve_seconds_per_node`` each) cannot be done in time: a lower
+        bound on the work left ("time predicted"). ``progress(nodes)`` is called now and
+        then."""
         cdef uint64_t words[MAX_WORDS]
         cdef uint64_t key[MAX_WORDS]
         cdef uint64_t h
@@ -902,8 +906,13 @@ cdef class ExactGraph:
                 progress(self.N)
             if self.N > max_nodes:
                 self.stop_reason = "nodes"
-            elif seconds > 0 and time.perf_counter() - t0 > seconds:
-                self.stop_reason = "time"
+            elif seconds > 0:
+                el = time.perf_counter() - t0
+                if el > seconds:
+                    self.stop_reason = "time"
+                elif (i < self.N and el > 0.002 and el + (self.N - i) * el / i
+                      + self.N * solve_seconds_per_node > seconds):
+                    self.stop_reason = "time predicted"
             elif max_bytes > 0 and self._build_bytes() > max_bytes:
                 self.stop_reason = "memory"
             if self.stop_reason:
@@ -1189,7 +1198,7 @@ cdef class ExactGraph:
         the sweeps up to that point are run."""
         cdef int n = self.g.n, j
         cdef int32_t prog = gv_prog(&self.g, nodes[0])
-        cdef int64_t i, e, k, nopt = 0, nex = 0, sweep, lam = 1, power = 1, extra
+        cdef int64_t i, e, k, nopt = 0, nex = 0, sweep, lam = 1, power = 1, extra, period
         cdef int32_t u, t
         cdef double* cur = <double*>malloc(m * n * sizeof(double))
         cdef double* nxt = <double*>malloc(m * n * sizeof(double))
@@ -1200,7 +1209,7 @@ cdef class ExactGraph:
         cdef int64_t* opt
         cdef double* exitv
         cdef JacobiCtx jc
-        cdef bint changed
+        cdef bint changed, converged
         cdef int om
         for i in range(m):
             total += self.g.estart[nodes[i] + 1] - self.g.estart[nodes[i]]
@@ -1241,6 +1250,8 @@ cdef class ExactGraph:
         self.np_layers += 1
         sweep = 0
         extra = -1
+        period = 0
+        converged = False
         while sweep < MAX_SWEEPS:
             jc.cur = cur
             jc.nxt = nxt
@@ -1254,32 +1265,31 @@ cdef class ExactGraph:
             nxt = tmpd
             sweep += 1
             if not changed:
+                converged = True
                 break
-            if extra > 0:
+            if extra >= 0:
                 extra -= 1
                 if extra == 0:
                     break
                 continue
-            if extra < 0:
-                if memcmp(cur, saved, m * n * sizeof(double)) == 0:
-                    # cur (after `sweep` sweeps) equals the state lam sweeps earlier: a cycle
-                    # of period lam; the values after MAX_SWEEPS are those after
-                    # sweep + (MAX_SWEEPS - sweep) % lam sweeps
-                    self.np_cycling += 1
-                    if lam > self.np_max_period:
-                        self.np_max_period = <int>lam
-                    extra = (MAX_SWEEPS - sweep) % lam
-                    if extra == 0:
-                        break
-                    continue
-                if lam == power:
-                    memcpy(saved, cur, m * n * sizeof(double))
-                    power *= 2
-                    lam = 0
-                lam += 1
-        if sweep >= MAX_SWEEPS and extra < 0:
-            # no cycle found within the sweeps (a period longer than they allow)
+            if memcmp(cur, saved, m * n * sizeof(double)) == 0:
+                # the values after `sweep` sweeps repeat those lam sweeps earlier: a cycle
+                # of period lam; the values after MAX_SWEEPS are those after
+                # sweep + (MAX_SWEEPS - sweep) % lam sweeps
+                period = lam
+                extra = (MAX_SWEEPS - sweep) % lam
+                if extra == 0:
+                    break
+                continue
+            if lam == power:
+                memcpy(saved, cur, m * n * sizeof(double))
+                power *= 2
+                lam = 0
+            lam += 1
+        if not converged:
             self.np_cycling += 1
+            if period > self.np_max_period:
+                self.np_max_period = <int>period
         if sweep > self.np_max_sweeps:
             self.np_max_sweeps = <int>sweep
         for i in range(m):
@@ -1321,6 +1331,21 @@ cdef class ExactGraph:
                 "build_peak_mb": round(built / 1048576.0, 2),
                 "build_bytes_per_position": round(built / <double>nodes, 1),
                 "key_words": self.K, "packed_words": self.nw, "threads": self.threads}
+
+    def graph_digest(self):
+        """SHA-256 of the graph arrays (info, estart, etgt, fstart, otgt, ow) and the values:
+        the same bytes for any thread count."""
+        import hashlib
+        h = hashlib.sha256()
+        h.update((<char*>self.g.info)[:self.N * 4])
+        h.update((<char*>self.g.estart)[:(self.N + 1) * 4])
+        h.update((<char*>self.g.etgt)[:self.E * 4])
+        h.update((<char*>self.g.fstart)[:(self.F + 1) * 4])
+        h.update((<char*>self.g.otgt)[:self.O * 4])
+        h.update((<char*>self.g.ow)[:self.O])
+        if self.g.val != NULL:
+            h.update((<char*>self.g.val)[:self.N * self.g.nv * 8])
+        return h.hexdigest()
 
     def fixed_point(self):
         """The 3+ player layers: how many, how many cycled instead of converging, the

@@ -17,12 +17,15 @@ def is_exact_mode(pos: Position) -> bool:
 
 
 def analyze(pos: Position, *, time_budget: float | None = None, depth: int | None = None,
-            hash_mb: int = 256, method: str = "auto", samples: int | None = None,
-            seed: int = 0, jobs: int = 1, progress=None, engine: str | None = None) -> Analysis:
+            hash_mb: float | None = None, method: str = "auto", samples: int | None = None,
+            seed: int = 0, jobs: int = 1, progress=None, engine: str | None = None,
+            threads: int | None = None) -> Analysis:
     """Analyze ``pos`` for the player to move.
 
     ``method``: ``"auto"`` (exact when the position is in exact mode, else sampled),
     ``"exact"``, or a sampled method name of :mod:`palace_solver.sample.sampled`.
+    ``hash_mb``: the search table (default: sized to the time budget); ``threads``: threads of
+    the exact graph solver (default: every core; the answer does not depend on it).
 
     :raises NotExactError: when ``method="exact"`` on a position with hidden hand cards or a
         draw pile.
@@ -34,7 +37,7 @@ def analyze(pos: Position, *, time_budget: float | None = None, depth: int | Non
             raise NotExactError("not an exact-mode position: hidden hand cards or a draw pile "
                                 "(use a sampled method)")
         return solve_exact(pos.to_state(), time_budget=time_budget, depth=depth,
-                           hash_mb=hash_mb, engine=engine)
+                           hash_mb=hash_mb, engine=engine, threads=threads, progress=progress)
     return analyze_sampled(pos, method=method, time_budget=time_budget, depth=depth,
                            samples=samples, seed=seed, jobs=jobs, progress=progress,
                            engine=engine)

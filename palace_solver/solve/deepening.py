@@ -16,25 +16,71 @@ from .results import Analysis, MoveValue, rank_moves
 
 MAX_DEPTH = 200
 
+#: Table size without a time budget (``--depth`` or no limit), in MB.
+DEFAULT_HASH_MB = 256
+#: With a time budget, the table grows with it: about this many MB per second of search
+#: (the search stores a few hundred thousand positions a second, 80 bytes each for two
+#: players), between HASH_MIN_MB and DEFAULT_HASH_MB, rounded up to a power of two.
+HASH_MB_PER_SECOND = 128
+HASH_MIN_MB = 4
+
+#: Tables kept for reuse, most recent last: (players, key words, MB) -> DeepSearch.
+_TABLES: dict = {}
+_KEEP_TABLES = 2
+
 #: Star2 probing at chance nodes, before any outcome is searched in full: off (Star1 only),
 #: the table's bounds on every outcome (the default: the fastest to a given depth on the
 #: bench suite), or Ballard's probe, which also searches one move of every outcome.
 STAR2_OFF, STAR2_TABLE, STAR2_SEARCH = 0, 1, 2
 
 
+def table_mb(time_budget: float | None, hash_mb: float | None = None) -> float:
+    """The table size of a search: ``hash_mb`` when given, else sized to the time budget
+    (a 256 MB table takes 30-400 ms to allocate and clear, more than a 0.2 s search needs)."""
+    if hash_mb is not None:
+        return float(hash_mb)
+    if time_budget is None:
+        return float(DEFAULT_HASH_MB)
+    mb = HASH_MIN_MB
+    while mb < time_budget * HASH_MB_PER_SECOND and mb < DEFAULT_HASH_MB:
+        mb *= 2
+    return float(mb)
+
+
+def new_search(root, mb: float):
+    """A DeepSearch over ``root`` (a CState) with an emptied table of ``mb`` MB, reusing
+    one of the process's last tables of that shape when there is one: a process running
+    many analyses (sampled analysis, bots, batch jobs) pays the allocation once. The search
+    behaves as a new one (same nodes, same values)."""
+    eng = _module()
+    key = (root.n, root.nwords(), mb)
+    search = _TABLES.pop(key, None)
+    if search is None:
+        while len(_TABLES) >= _KEEP_TABLES:
+            _TABLES.pop(next(iter(_TABLES)))
+        search = eng.DeepSearch(root, mb)
+    else:
+        search.reroot(root)
+    _TABLES[key] = search
+    return search
+
+
 def search_deepening(state: State, *, time_budget: float | None = None,
-                     depth: int | None = None, hash_mb: int = 256, progress=None,
+                     depth: int | None = None, hash_mb: float | None = None, progress=None,
                      star2: int = STAR2_TABLE) -> Analysis:
     """Best moves and loss probabilities to the depth the budget allows.
 
     With neither ``time_budget`` nor ``depth``, deepens until the values are exact.
-    ``star2`` picks the chance-node probing (see the module docstring).
+    ``hash_mb``: the table size (default: :func:`table_mb`). ``star2`` picks the
+    chance-node probing (see the module docstring).
     """
 
     eng = _module()
     t0 = time.perf_counter()
-    search = eng.DeepSearch(eng.CState.from_state(state), float(hash_mb))
+    search = new_search(eng.CState.from_state(state), table_mb(time_budget, hash_mb))
     search.star2 = star2
+    search.use_table = search.history = search.pvs = search.killers = True
+    search.plain = False
     last, reached, complete = None, 0, False
     limit = depth if depth is not None else MAX_DEPTH
     d = 1

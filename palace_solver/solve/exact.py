@@ -31,6 +31,9 @@ from ..game.state import State
 from .results import Analysis, MoveValue, check_exact, rank_moves
 
 HALF = Fraction(1, 2)
+#: Jacobi sweeps of a 3+ player layer before it is declared not converged (also the
+#: compiled solver's MAX_SWEEPS).
+MAX_SWEEPS = 1000
 
 
 def progress(s: State) -> int:
@@ -122,12 +125,19 @@ class ExactSolver:
         for u, s in enumerate(self.states):
             # Same progress, different players out: no move links the two groups.
             layers.setdefault((progress(s), len(s.active()) == 2), []).append(u)
+        self.fixed_point = {"layers": 0, "cycling": 0, "max_period": 0, "max_sweeps": 0}
         for lvl, two in sorted(layers):
             nodes = layers[lvl, two]
             if two:
                 _solve_layer_2p(self, nodes)
             else:
-                _solve_layer_np(self, nodes)
+                fp = _solve_layer_np(self, nodes)
+                self.fixed_point["layers"] += 1
+                self.fixed_point["cycling"] += fp["cycling"]
+                self.fixed_point["max_period"] = max(self.fixed_point["max_period"],
+                                                     fp["period"])
+                self.fixed_point["max_sweeps"] = max(self.fixed_point["max_sweeps"],
+                                                     fp["sweeps"])
         self.seconds = time.perf_counter() - t0
         self.layers = len(layers)
         return self.value[0]
@@ -137,9 +147,12 @@ class ExactSolver:
             self.solve()
         mover = self.root.to_move
         mv = [MoveValue(m, self._edge_value(e)) for m, e in zip(self.moves[0], self.edges[0])]
-        return Analysis("exact", mover, self.value[0], rank_moves(mover, mv),
-                        {"nodes": len(self.states), "layers": self.layers,
-                         "seconds": round(self.seconds, 6), "engine": "python"})
+        stats = {"nodes": len(self.states), "layers": self.layers,
+                 "seconds": round(self.seconds, 6), "engine": "python"}
+        if len(self.root.active()) > 2:
+            stats["fixed_point"] = dict(self.fixed_point)
+            stats["converged"] = self.fixed_point["cycling"] == 0
+        return Analysis("exact", mover, self.value[0], rank_moves(mover, mv), stats)
 
 
 def _split_options(solver: ExactSolver, u: int, inside: set):
@@ -228,7 +241,7 @@ def _solve_layer_2p(solver: ExactSolver, nodes: list[int]) -> None:
         solver.value[u] = vector(u, HALF)
 
 
-def _solve_layer_np(solver: ExactSolver, nodes: list[int], max_sweeps: int = 1000) -> None:
+def _solve_layer_np(solver: ExactSolver, nodes: list[int], max_sweeps: int = MAX_SWEEPS) -> dict:
     """Three or more players in the layer: a deterministic fixed point.
 
     Start every node of the layer at the draw value (the players still in share the loss)
@@ -237,6 +250,15 @@ def _solve_layer_np(solver: ExactSolver, nodes: list[int], max_sweeps: int = 100
     lowest own loss (ties: the first option in legal-move order), until nothing changes or
     ``max_sweeps`` sweeps have run. Within a layer every option is a copy of another node's
     value or of an exit, so the values stay exact fractions.
+
+    Not every layer settles. The sweep maps a finite set to itself (every value is a copy of
+    an exit or of a draw value), so a layer that does not settle cycles: movers keep
+    answering each other's last choice. Brent's method finds the cycle (one saved copy of
+    the values, compared exactly, at sweeps 1, 2, 4, 8, ...); the layer's values are then
+    still those after ``max_sweeps`` sweeps (a known point of the cycle, reached without
+    running the rest), but they are not a fixed point and the analysis says so
+    (``stats["converged"]``). Returns ``{"sweeps", "cycling", "period"}`` (period 0: no
+    cycle found within the sweeps).
     """
     inside = set(nodes)
     for u in nodes:
@@ -250,7 +272,13 @@ def _solve_layer_np(solver: ExactSolver, nodes: list[int], max_sweeps: int = 100
             else:
                 row.append(tuple(solver._edge_value(e)))
         opts[u] = row
-    for _ in range(max_sweeps):
+    saved = [list(solver.value[u]) for u in nodes]
+    lam = power = 1
+    extra = None
+    sweeps = 0
+    converged = False
+    period = 0
+    while sweeps < max_sweeps:
         new = {}
         for u in nodes:
             p = solver.states[u].to_move
@@ -263,5 +291,26 @@ def _solve_layer_np(solver: ExactSolver, nodes: list[int], max_sweeps: int = 100
         changed = any(new[u] != solver.value[u] for u in nodes)
         for u in nodes:
             solver.value[u] = new[u]
+        sweeps += 1
         if not changed:
+            converged = True
             break
+        if extra is not None:
+            extra -= 1
+            if extra == 0:
+                break
+            continue
+        cur = [solver.value[u] for u in nodes]
+        if cur == saved:
+            # the values after `sweeps` sweeps repeat those `lam` sweeps earlier
+            period = lam
+            extra = (max_sweeps - sweeps) % lam
+            if extra == 0:
+                break
+            continue
+        if lam == power:
+            saved = [list(v) for v in cur]
+            power *= 2
+            lam = 0
+        lam += 1
+    return {"sweeps": sweeps, "cycling": int(not converged), "period": period}

@@ -1,0 +1,160 @@
+"""The compiled graph solver's layout and threads never change a value; budgets and memory.
+
+Thread count, key compaction (pext in hardware or its portable loop) and the graph layout
+(ExactGraph against the first layout, ExactGraphV1) must give the same graph bytes and the
+same values, checked on hypothesis positions against the Python reference solver; the
+analysis JSON is the same bytes for 1 and 2 threads. Budgets: the deepening table is sized
+to the time and reused; a graph that cannot fit in memory is refused in one line.
+"""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from click.testing import CliRunner
+from exact_gen import random_exact_state, random_rules
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from palace_solver import _engine as eng
+from palace_solver.cli.main import cli
+from palace_solver.game.position import Position
+from palace_solver.game.rules import Rules
+from palace_solver.solve import compiled
+from palace_solver.solve.compiled import GraphTooLargeError, solve_compiled
+from palace_solver.solve.deepening import new_search, search_deepening, table_mb
+from palace_solver.solve.exact import ExactSolver
+
+TINY = dict(hand=(0, 2), face_up=(0, 1), face_down=(0, 1), pile=(0, 2))
+#: stats that measure time or name the thread count: everything else is the answer
+TIMING = {"seconds", "build_seconds", "solve_seconds", "threads"}
+
+
+def _graph(s, threads=1, bmi2=True):
+    g = eng.ExactGraph(eng.CState.from_state(s), threads, bmi2)
+    assert g.build()
+    g.solve()
+    return g
+
+
+def _answer_json(a) -> str:
+    d = a.to_json()
+    d["stats"] = {k: v for k, v in d["stats"].items() if k not in TIMING}
+    return json.dumps(d)
+
+
+def _case(seed, n):
+    rng = random.Random(seed)
+    rules = random_rules(rng)
+    size = TINY if n == 2 else dict(TINY, hand=(0, 1))
+    return random_exact_state(rng, n, rules, **size)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.filter_too_much])
+@given(st.integers(0, 10**9), st.sampled_from([2, 2, 3, 4]))
+def test_threads_and_layout_never_change_a_value(seed, n):
+    s = _case(seed, n)
+    probe = eng.ExactGraph(eng.CState.from_state(s))
+    assume(probe.build(max_nodes=3000))
+    one = _graph(s, 1)
+    base = one.graph_digest()
+    vals = [one.node_value(u) for u in range(one.node_count())]
+    for threads, bmi2 in ((2, True), (3, True), (2, False), (1, False)):
+        g = _graph(s, threads, bmi2)
+        assert g.graph_digest() == base
+        assert [g.node_value(u) for u in range(g.node_count())] == vals
+        assert g.root_moves() == one.root_moves()
+    v1 = eng.ExactGraphV1(eng.CState.from_state(s))
+    assert v1.build()
+    v1.solve()
+    assert v1.node_count() == one.node_count()
+    for u in range(one.node_count()):
+        assert v1.node_value(u) == pytest.approx(vals[u], abs=1e-12)
+    ref = ExactSolver(s).analysis()
+    got = dict((str(m), v) for m, v in one.root_moves())
+    for mv in ref.moves:
+        assert got[str(mv.move)] == pytest.approx([float(x) for x in mv.loss], abs=1e-12)
+    assert one.root_value() == pytest.approx([float(x) for x in ref.loss], abs=1e-12)
+
+
+def test_the_same_json_bytes_for_one_and_two_threads():
+    rng = random.Random(4)
+    done = 0
+    while done < 6:
+        n = rng.choice((2, 3))
+        size = dict(hand=(1, 3), face_up=(0, 2), face_down=(0, 2), pile=(0, 2)) if n == 2 \
+            else dict(TINY, hand=(0, 2))
+        s = random_exact_state(rng, n, Rules(), **size)
+        g = eng.ExactGraph(eng.CState.from_state(s))
+        if not g.build(max_nodes=400_000) or g.node_count() < 30_000:
+            continue        # large enough for the threads to split the work (PAR_MIN)
+        a1 = solve_compiled(s, threads=1)
+        a2 = solve_compiled(s, threads=2)
+        assert a1.method == "exact"
+        assert _answer_json(a1) == _answer_json(a2)
+        done += 1
+
+
+def test_a_graph_too_large_for_memory_is_refused_in_one_line(monkeypatch):
+    rng = random.Random(5)
+    s = random_exact_state(rng, 2, Rules(), hand=(3, 3), face_up=(3, 3), face_down=(3, 3),
+                           pile=(2, 2))
+    # The estimate alone rules it out: no build at all.
+    monkeypatch.setattr(compiled, "available_memory", lambda: 1 << 20)
+    with pytest.raises(GraphTooLargeError, match=r"would need about [0-9.]+ GB"):
+        solve_compiled(s)
+    # The estimate lets it through, the build runs into the cap and says what it found.
+    monkeypatch.setattr(compiled, "predict_nodes", lambda state: 10.0)
+    monkeypatch.setattr(compiled, "available_memory", lambda: 4 << 20)
+    with pytest.raises(GraphTooLargeError, match=r"needs more than .* positions found"):
+        solve_compiled(s)
+    # With a time budget the answer comes from the deepening instead.
+    a = solve_compiled(s, time_budget=0.3)
+    assert a.method in ("depth_limited", "exact") and "graph" in a.stats
+
+
+def test_cli_says_so_in_one_line_with_status_2(monkeypatch):
+    monkeypatch.setattr(compiled, "available_memory", lambda: 1 << 20)
+    rng = random.Random(5)
+    s = random_exact_state(rng, 2, Rules(), hand=(3, 3), face_up=(3, 3), face_down=(3, 3),
+                           pile=(2, 2))
+    text = json.dumps(Position.from_state(s).to_json())
+    r = CliRunner().invoke(cli, ["analyze", text])
+    assert r.exit_code == 2, r.output
+    lines = [x for x in r.output.splitlines() if x.strip()]
+    assert len(lines) == 1 and "would need about" in lines[0] and "GB" in lines[0]
+
+
+def test_an_unreachable_graph_goes_straight_to_deepening():
+    rng = random.Random(5)
+    s = random_exact_state(rng, 2, Rules(), hand=(3, 3), face_up=(3, 3), face_down=(3, 3),
+                           pile=(2, 2))
+    assert compiled.predict_nodes(s) > 1e6
+    a = solve_compiled(s, time_budget=0.1)
+    assert a.method == "depth_limited"
+    assert a.stats["graph"].startswith("graph skipped")
+
+
+def test_table_is_sized_to_the_budget():
+    assert table_mb(0.2) <= 32
+    assert table_mb(0.2) < table_mb(1.0) <= table_mb(10.0) == 256
+    assert table_mb(None) == 256 and table_mb(0.2, 7) == 7
+
+
+def test_a_reused_table_searches_as_a_new_one():
+    rng = random.Random(9)
+    states = [random_exact_state(rng, 2, Rules(), hand=(2, 3), face_up=(1, 2),
+                                 face_down=(1, 2), pile=(1, 2)) for _ in range(3)]
+    fresh = []
+    for s in states:
+        d = eng.DeepSearch(eng.CState.from_state(s), 8.0)
+        fresh.append([d.iterate(k, 0.0) for k in range(1, 7)] + [d.nodes])
+    for s, want in zip(states, fresh):
+        d = new_search(eng.CState.from_state(s), 8.0)
+        got = [d.iterate(k, 0.0) for k in range(1, 7)] + [d.nodes]
+        assert got == want
+    a = search_deepening(states[0], depth=6, hash_mb=8)
+    b = search_deepening(states[0], depth=6, hash_mb=8)
+    assert a.to_json()["moves"] == b.to_json()["moves"] and a.stats["nodes"] == b.stats["nodes"]
