@@ -113,15 +113,15 @@ cdef extern from *:
     static void palace_expand_sw(const uint64_t* key, const uint64_t* mask, int nin,
                                  uint64_t* words) { PALACE_EXPAND_BODY(palace_pdep_sw) }
     #ifdef PALACE_X86
-    __attribute__((target("bmi2")))
+    __attribute__((target("bmi2,popcnt")))
     static int palace_compress_hw(const uint64_t* in, const uint64_t* mask, int nin,
                                   uint64_t* out, int nout) { PALACE_COMPRESS_BODY(_pext_u64) }
-    __attribute__((target("bmi2")))
+    __attribute__((target("bmi2,popcnt")))
     static void palace_expand_hw(const uint64_t* key, const uint64_t* mask, int nin,
                                  uint64_t* words) { PALACE_EXPAND_BODY(_pdep_u64) }
     static int palace_has_bmi2(void) {
         __builtin_cpu_init();
-        return __builtin_cpu_supports("bmi2") ? 1 : 0;
+        return __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt") ? 1 : 0;
     }
     #else
     #define palace_compress_hw palace_compress_sw
@@ -429,8 +429,8 @@ cdef void _expand_task(void* ctx, int t, int nthreads) noexcept nogil:
     cdef int nm, j, k, o
     b.np = b.ne = b.nc = 0
     b.err = 0
+    copy_state(&s, x.root)          # unpack_state keeps the rules and n, rebuilds the rest
     for i in range(lo, hi):
-        copy_state(&s, x.root)
         if x.hw:
             palace_expand_hw(&x.keys[i * x.K], x.mask, x.nw, words)
         else:
@@ -842,22 +842,39 @@ cdef class ExactGraph:
 
     # -- build --------------------------------------------------------------------------
     def build(self, int64_t max_nodes=50_000_000, double seconds=0.0, progress=None,
-              int64_t max_bytes=0, double solve_seconds_per_node=0.0):
+              int64_t max_bytes=0, double solve_seconds_per_node=0.0,
+              int64_t expected_nodes=0):
         """Enumerate the graph. False when it has more than ``max_nodes`` positions, takes
         longer than ``seconds`` (0: no limit) or would hold more than ``max_bytes`` (0: no
         limit); ``stop_reason`` says which. With ``seconds``, the build also gives up as
         soon as the positions found but not expanded yet (at the rate so far) and the solve
         of those found (``solve_seconds_per_node`` each) cannot be done in time: a lower
         bound on the work left ("time predicted"). ``progress(nodes)`` is called now and
-        then."""
+        then. ``expected_nodes`` sizes the map at the start (fewer rehashes)."""
         cdef uint64_t words[MAX_WORDS]
         cdef uint64_t key[MAX_WORDS]
         cdef uint64_t h
         cdef int64_t i = 0, end, t, nthr
+        cdef uint64_t cap
         cdef int err = 0, tt
         cdef ExpandCtx x
         import time
         t0 = time.perf_counter()
+        if expected_nodes > 0 and self.N == 0:
+            if max_nodes > 0 and expected_nodes > max_nodes:
+                expected_nodes = max_nodes
+            cap = self.mapcap
+            while cap * 3 < <uint64_t>expected_nodes * 4 and cap < (<uint64_t>1 << 33):
+                cap *= 2
+            if max_bytes > 0:
+                while cap > (<uint64_t>1 << 12) and cap * 8 > <uint64_t>max_bytes // 4:
+                    cap //= 2
+            if cap != self.mapcap:
+                free(self.slots)
+                self.slots = <uint64_t*>calloc(cap, 8)
+                self.mapcap = cap
+                if self.slots == NULL:
+                    raise MemoryError()
         pack_state(&self.root, words)
         if palace_compress_sw(words, self.mask, self.nw, key, self.K):
             raise ValueError("compact key: the root sets a bit outside its own mask")
@@ -1037,6 +1054,8 @@ cdef class ExactGraph:
         cdef int32_t* inner = NULL
         cdef int64_t* pstart = <int64_t*>calloc(m + 2, sizeof(int64_t))
         cdef int32_t* preds = NULL
+        cdef int32_t* same = NULL
+        cdef int64_t nsame
         cdef int32_t* innc = <int32_t*>malloc(m * sizeof(int32_t))
         cdef int32_t* remaining = <int32_t*>malloc(m * sizeof(int32_t))
         cdef double* worst = <double*>malloc(m * sizeof(double))
@@ -1088,7 +1107,9 @@ cdef class ExactGraph:
         for i in range(m):
             pstart[i + 2] += pstart[i + 1]
         preds = <int32_t*>malloc((npred + 1) * sizeof(int32_t))
-        if preds == NULL:
+        same = <int32_t*>malloc((npred + 1) * sizeof(int32_t))
+        if preds == NULL or same == NULL:
+            free(preds); free(same)
             free(istart); free(pstart); free(innc); free(remaining); free(worst); free(exmin)
             free(exmax); free(state); free(first_b); free(inner)
             return -1
@@ -1142,8 +1163,16 @@ cdef class ExactGraph:
                 elif remaining[i] == 0:
                     if heap_push(&h, worst[i], <int32_t>i) != 0:
                         return -1
-            while h.n > 0:
-                heap_pop(&h, &sc, &pu)
+            # Every push after the first pop is at most the score last popped, and most
+            # equal it (a value spreading back through the movers who take it): those go
+            # on a stack popped before the heap, in any order (values do not depend on it).
+            nsame = 0
+            while h.n > 0 or nsame > 0:
+                if nsame > 0:
+                    nsame -= 1
+                    pu = same[nsame]
+                else:
+                    heap_pop(&h, &sc, &pu)
                 if state[pu] == 2:
                     continue
                 state[pu] = 2
@@ -1155,14 +1184,17 @@ cdef class ExactGraph:
                     if state[c] != 0:
                         continue
                     if first_b[c] == (sweep == 0):
-                        if heap_push(&h, sc, c) != 0:
-                            return -1
+                        same[nsame] = c
+                        nsame += 1
                     else:
                         remaining[c] -= 1
                         if sc < worst[c]:
                             worst[c] = sc
                         if remaining[c] == 0:
-                            if heap_push(&h, worst[c], c) != 0:
+                            if worst[c] == sc:
+                                same[nsame] = c
+                                nsame += 1
+                            elif heap_push(&h, worst[c], c) != 0:
                                 return -1
         for i in range(m):
             u = nodes[i]
@@ -1171,7 +1203,7 @@ cdef class ExactGraph:
                 self._set_pair(u, 0.5)
         free(h.key); free(h.node)
         free(istart); free(pstart); free(innc); free(remaining); free(worst); free(exmin)
-        free(exmax); free(state); free(first_b); free(inner); free(preds)
+        free(exmax); free(state); free(first_b); free(inner); free(preds); free(same)
         return 0
 
     cdef void _set_pair(self, int32_t u, double v) noexcept nogil:

@@ -184,6 +184,7 @@ def solve_compiled(state: State, *, time_budget: float | None = None, depth: int
             cap = DEFAULT_MAX_NODES if max_nodes is None else max_nodes
             g = eng.ExactGraph(eng.CState.from_state(state), threads)
             ok = g.build(max_nodes=cap, seconds=build_s, progress=progress, max_bytes=mem_cap,
+                         expected_nodes=int(min(est, 5e8) // 2),
                          solve_seconds_per_node=_rates["solve"] / THREAD_GAIN.get(
                              threads, THREAD_GAIN[2]))
             if ok:
