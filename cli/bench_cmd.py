@@ -6,6 +6,16 @@ import json
 import click
 
 
+def _ints(value):
+    try:
+        out = tuple(int(x) for x in value.split(",") if x.strip())
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: comma-separated thread counts, e.g. 1,2") from None
+    if not out or min(out) < 1:
+        raise click.BadParameter(f"{value!r}: thread counts of at least 1")
+    return out
+
+
 def _floats(ctx, param, value):
     try:
         out = tuple(float(x) for x in value.split(",") if x.strip())
@@ -29,15 +39,24 @@ def _floats(ctx, param, value):
               help="Budget of the plain expectiminimax comparison (0: skip it).")
 @click.option("--hash", "hash_mb", type=click.IntRange(min=1), default=256, show_default=True,
               metavar="MB", help="Transposition table size.")
+@click.option("--threads", "thread_counts", default="1,2", show_default=True,
+              callback=lambda c, p, v: _ints(v),
+              help="Thread counts of the whole-graph solver, each timed on every position.")
+@click.option("--before/--no-before", default=True, show_default=True,
+              help="Also time the first compiled graph solver (one thread, full keys), "
+                   "side by side.")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Only the first N positions of the suite.")
 @click.option("--quick", is_flag=True,
               help="Small budgets (0.2 s, exact 2 s, plain 0.2 s) for a smoke run.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document with every row.")
-def bench(suite, budgets, exact_budget, plain_seconds, hash_mb, limit, quick, as_json):
-    """Benchmark the search on a suite of positions: time to the exact value, depth reached
-    within each budget, nodes, nodes/s, table hit rate, memory, and the ratio against a
-    plain expectiminimax (no table, no pruning) at equal depth, all in one run."""
+def bench(suite, budgets, exact_budget, plain_seconds, hash_mb, thread_counts, before, limit,
+          quick, as_json):
+    """Benchmark the search on a suite of positions: time to the exact value (the graph
+    solver with each thread count and, side by side, the first one: positions a second of
+    build and solve, bytes a position), depth reached within each budget, nodes, nodes/s,
+    table hit rate, memory, and the ratio against a plain expectiminimax (no table, no
+    pruning) at equal depth, all in one run."""
     from palace_solver.solve.bench import load_suite, run_suite, summary
 
     if quick:
@@ -47,7 +66,8 @@ def bench(suite, budgets, exact_budget, plain_seconds, hash_mb, limit, quick, as
     def progress(i, total, row):
         click.echo(f"[{i}/{total}] {row['name']}", err=True)
 
-    rows = run_suite(rows_in, budgets, exact_budget, plain_seconds, hash_mb, progress)
+    rows = run_suite(rows_in, budgets, exact_budget, plain_seconds, hash_mb, progress,
+                     thread_counts, before)
     summ = summary(rows)
     if as_json:
         click.echo(json.dumps({"rows": rows, "summary": summ}))
@@ -68,6 +88,21 @@ def bench(suite, budgets, exact_budget, plain_seconds, hash_mb, limit, quick, as
                    f"{pl.get('depth', '-'):>7} {str(pl.get('ratio', '-')):>8} "
                    f"{str(pl.get('star1_ratio', '-')):>8}")
     click.echo("")
+    cols = [k for k in rows[0].get("exact_compare", {}) if k != "same_graph_bytes"] if rows else []
+    if cols:
+        click.echo(f"{'graph solver':<14} " + " ".join(
+            f"{c + ' s':>12} {'kpos/s':>8} {'B/pos':>6}" for c in cols))
+        for r in rows:
+            cells = []
+            for c in cols:
+                x = r["exact_compare"][c]
+                t = format(x["seconds"], ".3f") if x["solved"] else ">" + format(exact_budget, "g")
+                cells.append(f"{t:>12} {(x['nodes_per_second'] or 0) / 1000:>8.0f} "
+                             f"{x['build_bytes_per_position']:>6.0f}")
+            click.echo(f"{r['name']:<14} " + " ".join(cells))
+        click.echo("(kpos/s: positions built and solved a second; B/pos: bytes a position at "
+                   "the build's peak)")
+        click.echo("")
     for k, v in summ.items():
         click.echo(f"{k}: {v}")
     click.echo("(d@Ns: depth reached by iterative deepening in N seconds, '=' when exact; "

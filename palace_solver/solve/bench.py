@@ -1,7 +1,9 @@
 """The benchmark suite behind ``palace bench`` and ``benchmarks/exact_bench.py``.
 
 For each two-player late-game position of the suite (growing sizes, up to 3 hand + 3
-face-up + 3 face-down cards each): the time to the exact value with the whole-graph solver,
+face-up + 3 face-down cards each): the time to the exact value with the whole-graph solver
+(the current one with 1 and 2 threads and, side by side, the first one: positions a second
+of build and solve, bytes a position),
 the depth that iterative deepening reaches within each time budget, nodes, nodes/s, table
 hit rate and memory; and, side by side in the same run, a plain expectiminimax (no table,
 no pruning, same compiled move generator) against our depth-limited search at equal depth.
@@ -34,20 +36,73 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def exact_time(state, seconds: float, max_nodes: int = 60_000_000) -> dict:
-    """Whole-graph solve within ``seconds``: time to the exact value, or how far it got."""
+#: The whole-graph solvers the bench can time: the current one and the first one (kept
+#: as ExactGraphV1 for the before/after columns; one thread, full keys).
+SOLVERS = ("after", "before")
+
+
+def exact_time(state, seconds: float, max_nodes: int = 60_000_000, threads: int = 1,
+               solver: str = "after") -> dict:
+    """Whole-graph solve within ``seconds``: time to the exact value, or how far it got.
+
+    Positions a second of the build and of the solve, and the bytes a position: of the
+    solved graph (``bytes_per_position``) and at the build's peak (keys and map included).
+    ``solver="before"`` times the first compiled solver (one thread) instead.
+    """
 
     eng = _module()
     t0 = time.perf_counter()
-    g = eng.ExactGraph(eng.CState.from_state(state))
-    ok = g.build(max_nodes=max_nodes, seconds=seconds)
+    root = eng.CState.from_state(state)
+    if solver == "before":
+        g = eng.ExactGraphV1(root)
+        ok = g.build(max_nodes=max_nodes, seconds=seconds)
+    else:
+        g = eng.ExactGraph(root, threads)
+        ok = g.build(max_nodes=max_nodes, seconds=seconds)
     if ok:
         g.solve()
     secs = time.perf_counter() - t0
     st = g.stats()
-    return {"solved": bool(ok), "seconds": round(secs, 4), "nodes": st["nodes"],
-            "nodes_per_second": round(st["nodes"] / secs) if secs else None,
-            "memory_mb": st["memory_mb"], "value": g.root_value() if ok else None}
+    nodes = st["nodes"]
+    out = {"solver": solver, "threads": 1 if solver == "before" else threads,
+           "solved": bool(ok), "seconds": round(secs, 4), "nodes": nodes,
+           "nodes_per_second": round(nodes / secs) if secs else None,
+           "build_seconds": round(g.build_seconds, 4),
+           "build_positions_per_second": round(nodes / g.build_seconds)
+           if g.build_seconds else None,
+           "memory_mb": st["memory_mb"],
+           "bytes_per_position": round(st["memory_mb"] * 2**20 / max(nodes, 1), 1),
+           "value": g.root_value() if ok else None}
+    if ok:
+        out["solve_seconds"] = round(g.solve_seconds, 4)
+        out["solve_positions_per_second"] = (round(nodes / g.solve_seconds)
+                                             if g.solve_seconds else None)
+    if solver == "after":
+        out["build_bytes_per_position"] = st["build_bytes_per_position"]
+        if ok:
+            out["graph_digest"] = g.graph_digest()
+        if st.get("layers") and ok and state.n - sum(state.out) > 2:
+            out["fixed_point"] = g.fixed_point()
+    else:
+        # the first solver kept its keys and map to the end: its memory is its peak
+        out["build_bytes_per_position"] = out["bytes_per_position"]
+    del g
+    return out
+
+
+def compare_exact(state, seconds: float, threads=(1, 2), max_nodes: int = 60_000_000,
+                  before: bool = True) -> dict:
+    """The first solver and the current one with each thread count, one after another on
+    the same position (side by side in one run)."""
+    rows = {}
+    if before:
+        rows["before"] = exact_time(state, seconds, max_nodes, 1, "before")
+    for t in threads:
+        rows[f"after_{t}"] = exact_time(state, seconds, max_nodes, t, "after")
+    digests = {r.get("graph_digest") for k, r in rows.items() if k.startswith("after")
+               and r["solved"]}
+    rows["same_graph_bytes"] = len(digests) <= 1
+    return rows
 
 
 def plain_vs_search(state, seconds: float = 2.0, hash_mb: int = 64) -> dict:
@@ -86,9 +141,12 @@ def plain_vs_search(state, seconds: float = 2.0, hash_mb: int = 64) -> dict:
 
 
 def bench_position(pos: Position, budgets=(1.0, 10.0), exact_budget: float = 60.0,
-                   plain_seconds: float = 20.0, hash_mb: int = 256) -> dict:
+                   plain_seconds: float = 20.0, hash_mb: int = 256, threads=(1, 2),
+                   before: bool = True) -> dict:
     state = pos.to_state()
-    row = {"exact": exact_time(state, exact_budget), "deepening": {}}
+    cmp = compare_exact(state, exact_budget, threads, before=before)
+    best = max((k for k in cmp if k.startswith("after_")), key=lambda k: int(k[6:]))
+    row = {"exact": cmp[best], "exact_compare": cmp, "deepening": {}}
     for b in budgets:
         a = search_deepening(state, time_budget=b, hash_mb=hash_mb)
         st = a.stats
@@ -107,11 +165,11 @@ def bench_position(pos: Position, budgets=(1.0, 10.0), exact_budget: float = 60.
 
 
 def run_suite(suite, budgets=(1.0, 10.0), exact_budget=60.0, plain_seconds=20.0,
-              hash_mb=256, progress=None) -> list[dict]:
+              hash_mb=256, progress=None, threads=(1, 2), before: bool = True) -> list[dict]:
     out = []
     for i, (name, pos) in enumerate(suite):
         row = {"name": name, **bench_position(pos, budgets, exact_budget, plain_seconds,
-                                               hash_mb)}
+                                               hash_mb, threads, before)}
         out.append(row)
         if progress:
             progress(i + 1, len(suite), row)
@@ -127,6 +185,29 @@ def summary(rows, limits=(10.0, 60.0)) -> dict:
         res[f"largest_exact_within_{lim:g}s"] = (
             None if best is None else {"name": best["name"], "nodes": best["exact"]["nodes"],
                                        "seconds": best["exact"]["seconds"]})
+    # before / after: summed over the positions every compared solver finished
+    cmp = [r["exact_compare"] for r in rows if "exact_compare" in r]
+    keys = sorted({k for c in cmp for k in c if k != "same_graph_bytes"})
+    both = [c for c in cmp if all(c.get(k, {}).get("solved") for k in keys)]
+    if both:
+        tot = {k: {"seconds": round(sum(c[k]["seconds"] for c in both), 3),
+                   "build_seconds": round(sum(c[k]["build_seconds"] for c in both), 3),
+                   "solve_seconds": round(sum(c[k]["solve_seconds"] for c in both), 3),
+                   "positions": sum(c[k]["nodes"] for c in both)} for k in keys}
+        for k, t in tot.items():
+            t["positions_per_second"] = round(t["positions"] / t["seconds"])
+            t["build_positions_per_second"] = round(t["positions"] / t["build_seconds"])
+            t["solve_positions_per_second"] = round(t["positions"] / t["solve_seconds"])
+            t["bytes_per_position"] = round(sum(c[k]["bytes_per_position"] * c[k]["nodes"]
+                                                for c in both) / t["positions"], 1)
+            t["build_bytes_per_position"] = round(
+                sum(c[k]["build_bytes_per_position"] * c[k]["nodes"] for c in both)
+                / t["positions"], 1)
+        res["compare"] = {"positions_solved_by_all": len(both), "totals": tot,
+                          "same_graph_bytes": all(c["same_graph_bytes"] for c in cmp)}
+        if "before" in tot:
+            res["compare"]["speedup"] = {k: round(tot["before"]["seconds"] / t["seconds"], 2)
+                                         for k, t in tot.items() if k != "before"}
     ratios = [r["plain"]["ratio"] for r in rows if r.get("plain", {}).get("ratio")]
     if ratios:
         res["plain_ratio_min"] = min(ratios)
