@@ -9,6 +9,7 @@ to the time and reused; a graph that cannot fit in memory is refused in one line
 from __future__ import annotations
 
 import json
+import pathlib
 import random
 
 import pytest
@@ -158,3 +159,38 @@ def test_a_reused_table_searches_as_a_new_one():
     a = search_deepening(states[0], depth=6, hash_mb=8)
     b = search_deepening(states[0], depth=6, hash_mb=8)
     assert a.to_json()["moves"] == b.to_json()["moves"] and a.stats["nodes"] == b.stats["nodes"]
+
+
+CYCLING = pathlib.Path(__file__).parent / "data" / "cycling_4p.jsonl"
+
+
+@pytest.mark.slow
+def test_a_fixed_point_that_cycles_is_flagged_by_both_solvers():
+    # Found by benchmarks/fixed_point_cycles.py (seed 4, --variants): four players, a
+    # layer whose sweeps cycle with period 12.
+    row = json.loads(CYCLING.read_text().splitlines()[0])
+    s = Position.from_json(row["position"]).to_state()
+    c = solve_compiled(s, threads=2)
+    ref = ExactSolver(s).analysis()
+    for a in (c, ref):
+        assert a.stats["converged"] is False
+        assert a.stats["fixed_point"]["cycling"] == 1
+        assert a.stats["fixed_point"]["max_period"] == 12
+    assert c.loss == pytest.approx([float(x) for x in ref.loss], abs=1e-12)
+    got = {str(m.move): m.loss for m in c.moves}
+    for m in ref.moves:
+        assert got[str(m.move)] == pytest.approx([float(x) for x in m.loss], abs=1e-12)
+    r = CliRunner().invoke(cli, ["analyze", json.dumps(row["position"])])
+    assert r.exit_code == 0, r.output
+    assert "did not converge in 1 of" in r.output and "period 12" in r.output
+
+
+def test_a_converged_fixed_point_says_so():
+    rng = random.Random(2)
+    while True:
+        s = random_exact_state(rng, 3, Rules(), **dict(TINY, hand=(0, 1)))
+        if solve_compiled(s).stats["nodes"] <= 2000:
+            break
+    for a in (solve_compiled(s), ExactSolver(s).analysis()):
+        assert a.stats["converged"] is True and a.stats["fixed_point"]["cycling"] == 0
+    assert "fixed_point" not in solve_compiled(_case(3, 2)).stats
