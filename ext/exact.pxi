@@ -176,7 +176,7 @@ cdef enum:
     FLIP_BASE = 64         # etgt <= -FLIP_BASE: a flip; -1 .. -(2n): a terminal
     CHUNK = 8192           # parents expanded per build step
     MAX_SWEEPS = 1000      # Jacobi sweeps of a 3+ player layer (solve/exact.py's max_sweeps)
-    PAR_MIN = 20000        # smallest layer whose work is split between threads
+    PAR_MIN = 4096         # smallest layer whose work is split between threads
 
 
 cdef inline int progress_of(const PState* s) noexcept nogil:
@@ -1042,34 +1042,34 @@ cdef class ExactGraph:
         sweep 1 (values above 1/2, b's nodes resolve first), sweep 2 (below 1/2, a's
         nodes first), the rest is 1/2. Each node's exits are read once, as their lowest
         and highest value for a (all either sweep asks of them), and its inner moves once,
-        as a list of layer indices."""
+        as a list of layer indices.
+
+        The two sweeps run side by side (one thread each when there are two). The reference
+        runs the second after the first and counts the first's nodes (values above 1/2) as
+        exits; here the second sees them as unsolved children. Either way such a child
+        keeps its parent out of the second sweep: a node of b waits for it (here) or is
+        blocked by it (there), and a node of a only takes children below 1/2. And the
+        second sweep never reaches a node of the first (a node cannot be forced both above
+        and below 1/2), so both give the same values (tests/test_exact_graph.py)."""
         cdef int32_t prog = gv_prog(&self.g, nodes[0])
         cdef int64_t i, q, k, npred = 0, total = 0
-        cdef int32_t u, pu, c
-        cdef int sweep, a, two = self.g.n == 2
-        cdef double sign, sc, best
-        cdef bint have, blk, firstres, solved_kid
+        cdef int32_t u
+        cdef int a, two = self.g.n == 2, rc = 0
+        cdef double v
         cdef ExitCtx x
+        cdef SweepCtx sw
         cdef int64_t* istart = <int64_t*>malloc((m + 1) * sizeof(int64_t))
         cdef int32_t* inner = NULL
         cdef int64_t* pstart = <int64_t*>calloc(m + 2, sizeof(int64_t))
         cdef int32_t* preds = NULL
-        cdef int32_t* same = NULL
-        cdef int64_t nsame
         cdef int32_t* innc = <int32_t*>malloc(m * sizeof(int32_t))
-        cdef int32_t* remaining = <int32_t*>malloc(m * sizeof(int32_t))
-        cdef double* worst = <double*>malloc(m * sizeof(double))
         cdef double* exmin = <double*>malloc(m * sizeof(double))
         cdef double* exmax = <double*>malloc(m * sizeof(double))
-        cdef int8_t* state = <int8_t*>malloc(m)   # 0 open, 1 blocked, 2 done
         cdef int8_t* first_b = <int8_t*>malloc(m)  # the mover is b (resolves first in sweep 1)
-        cdef MaxHeap h
-        h.key = NULL; h.node = NULL; h.n = 0; h.cap = 0
-        if (istart == NULL or pstart == NULL or innc == NULL or remaining == NULL
-                or worst == NULL or exmin == NULL or exmax == NULL or state == NULL
-                or first_b == NULL):
-            free(istart); free(pstart); free(innc); free(remaining); free(worst); free(exmin)
-            free(exmax); free(state); free(first_b)
+        memset(&sw, 0, sizeof(SweepCtx))
+        if (istart == NULL or pstart == NULL or innc == NULL or exmin == NULL
+                or exmax == NULL or first_b == NULL):
+            free(istart); free(pstart); free(innc); free(exmin); free(exmax); free(first_b)
             return -1
         for i in range(m):
             u = nodes[i]
@@ -1081,8 +1081,7 @@ cdef class ExactGraph:
         istart[m] = total
         inner = <int32_t*>malloc((total + 1) * sizeof(int32_t))
         if inner == NULL:
-            free(istart); free(pstart); free(innc); free(remaining); free(worst); free(exmin)
-            free(exmax); free(state); free(first_b)
+            free(istart); free(pstart); free(innc); free(exmin); free(exmax); free(first_b)
             return -1
         x.g = &self.g
         x.nodes = nodes
@@ -1107,104 +1106,47 @@ cdef class ExactGraph:
         for i in range(m):
             pstart[i + 2] += pstart[i + 1]
         preds = <int32_t*>malloc((npred + 1) * sizeof(int32_t))
-        same = <int32_t*>malloc((npred + 1) * sizeof(int32_t))
-        if preds == NULL or same == NULL:
-            free(preds); free(same)
-            free(istart); free(pstart); free(innc); free(remaining); free(worst); free(exmin)
-            free(exmax); free(state); free(first_b); free(inner)
+        if preds == NULL:
+            free(istart); free(pstart); free(innc); free(exmin); free(exmax); free(first_b)
+            free(inner)
             return -1
         for i in range(m):
             for k in range(istart[i], istart[i] + innc[i]):
                 q = inner[k]
                 preds[pstart[q + 1]] = <int32_t>i
                 pstart[q + 1] += 1
-        for sweep in range(2):
-            sign = 1.0 if sweep == 0 else -1.0
-            h.n = 0
+        free(inner)
+        free(istart)
+        sw.m = m
+        sw.pstart = pstart
+        sw.preds = preds
+        sw.innc = innc
+        sw.exmin = exmin
+        sw.exmax = exmax
+        sw.first_b = first_b
+        sw.npred = npred
+        if self.threads > 1 and m >= PAR_MIN:
+            palace_parallel(2, _sweep_task, &sw)
+        else:
+            _sweep_task(&sw, 0, 2)
+            _sweep_task(&sw, 1, 2)
+        if sw.err[0] or sw.err[1]:
+            rc = -1
+        else:
             for i in range(m):
-                if sweep == 1 and state[i] == 2:
-                    continue
-                firstres = first_b[i] == (sweep == 0)
-                state[i] = 0
-                solved_kid = False
-                if sweep == 0:
-                    remaining[i] = innc[i]
+                u = nodes[i]
+                if sw.state[0][i] == 2:
+                    v = sw.val[0][i]
+                elif sw.state[1][i] == 2:
+                    v = sw.val[1][i]
                 else:
-                    # children solved by the first sweep count as exits (all above 1/2)
-                    remaining[i] = 0
-                    for k in range(istart[i], istart[i] + innc[i]):
-                        if state[inner[k]] == 2:
-                            solved_kid = True
-                        else:
-                            remaining[i] += 1
-                if sweep == 0:
-                    # score = v: b (first) takes the highest exit above 1/2; a is blocked by
-                    # an exit at or below 1/2, else waits for its lowest
-                    if firstres:
-                        have = exmax[i] > 0.5
-                        best = exmax[i]
-                    else:
-                        blk = exmin[i] <= 0.5
-                        worst[i] = exmin[i]
-                else:
-                    # score = -v: a (first) takes the lowest exit below 1/2; b is blocked by
-                    # an exit, or a child of the first sweep, at or above 1/2
-                    if firstres:
-                        have = exmin[i] < 0.5
-                        best = -exmin[i]
-                    else:
-                        blk = exmax[i] >= 0.5 or solved_kid
-                        worst[i] = -exmax[i] if exmax[i] > -2.0 else 2.0
-                if firstres:
-                    if have and heap_push(&h, best, <int32_t>i) != 0:
-                        return -1
-                elif blk:
-                    state[i] = 1
-                elif remaining[i] == 0:
-                    if heap_push(&h, worst[i], <int32_t>i) != 0:
-                        return -1
-            # Every push after the first pop is at most the score last popped, and most
-            # equal it (a value spreading back through the movers who take it): those go
-            # on a stack popped before the heap, in any order (values do not depend on it).
-            nsame = 0
-            while h.n > 0 or nsame > 0:
-                if nsame > 0:
-                    nsame -= 1
-                    pu = same[nsame]
-                else:
-                    heap_pop(&h, &sc, &pu)
-                if state[pu] == 2:
-                    continue
-                state[pu] = 2
-                u = nodes[pu]
+                    v = 0.5
                 solved[u] = 1
-                self._set_pair(u, sign * sc)
-                for q in range(pstart[pu], pstart[pu + 1]):
-                    c = preds[q]
-                    if state[c] != 0:
-                        continue
-                    if first_b[c] == (sweep == 0):
-                        same[nsame] = c
-                        nsame += 1
-                    else:
-                        remaining[c] -= 1
-                        if sc < worst[c]:
-                            worst[c] = sc
-                        if remaining[c] == 0:
-                            if worst[c] == sc:
-                                same[nsame] = c
-                                nsame += 1
-                            elif heap_push(&h, worst[c], c) != 0:
-                                return -1
-        for i in range(m):
-            u = nodes[i]
-            if not solved[u]:
-                solved[u] = 1
-                self._set_pair(u, 0.5)
-        free(h.key); free(h.node)
-        free(istart); free(pstart); free(innc); free(remaining); free(worst); free(exmin)
-        free(exmax); free(state); free(first_b); free(inner); free(preds); free(same)
-        return 0
+                self._set_pair(u, v)
+        for k in range(2):
+            free(sw.state[k]); free(sw.val[k])
+        free(pstart); free(innc); free(exmin); free(exmax); free(first_b); free(preds)
+        return rc
 
     cdef void _set_pair(self, int32_t u, double v) noexcept nogil:
         """Value of a two-player node: v for the lower player still in, 1 - v for the
@@ -1498,6 +1440,110 @@ cdef void _exits_range(ExitCtx* x, int64_t lo, int64_t hi) noexcept nogil:
         x.exmin[i] = mn
         x.exmax[i] = mx
 
+
+
+# The two sweeps of a two-player layer (see ExactGraph._layer_2p), one task each.
+ctypedef struct SweepCtx:
+    int64_t m, npred
+    int64_t* pstart            # predecessors of layer node q: preds[pstart[q] .. pstart[q+1])
+    int32_t* preds
+    int32_t* innc              # inner moves per node
+    double* exmin              # lowest / highest exit value for a per node (2.0 / -2.0: none)
+    double* exmax
+    int8_t* first_b            # the mover is b
+    int8_t* state[2]           # per sweep and node: 0 open, 1 blocked, 2 done
+    double* val[2]             # per sweep: the value of a node done (a's loss)
+    int err[2]
+
+
+cdef void _sweep_task(void* ctx, int t, int nthreads) noexcept nogil:
+    """Sweep t of a two-player layer. t = 0: scores v (a's loss) above 1/2, b's nodes take
+    the first value reaching them, a's nodes wait for all their options; t = 1: scores -v,
+    values below 1/2, roles swapped. Pops the highest score first; every push after the
+    first pop is at most the score last popped and most equal it (a value spreading back
+    through the movers who take it): those go on a stack popped before the heap, in any
+    order (values do not depend on it)."""
+    cdef SweepCtx* sw = <SweepCtx*>ctx
+    cdef int64_t m = sw.m, i, q, nsame = 0
+    cdef int32_t pu, c
+    cdef double sign = 1.0 if t == 0 else -1.0, sc = 0.0, best = 0.0
+    cdef bint have, blk, firstres
+    cdef int8_t* state = <int8_t*>malloc(m + 1)
+    cdef double* val = <double*>malloc((m + 1) * sizeof(double))
+    cdef int32_t* remaining = <int32_t*>malloc((m + 1) * sizeof(int32_t))
+    cdef double* worst = <double*>malloc((m + 1) * sizeof(double))
+    cdef int32_t* same = <int32_t*>malloc((sw.npred + 1) * sizeof(int32_t))
+    cdef MaxHeap h
+    h.key = NULL; h.node = NULL; h.n = 0; h.cap = 0
+    sw.state[t] = state
+    sw.val[t] = val
+    sw.err[t] = 0
+    if state == NULL or val == NULL or remaining == NULL or worst == NULL or same == NULL:
+        sw.err[t] = 1
+        free(remaining); free(worst); free(same)
+        return
+    for i in range(m):
+        firstres = sw.first_b[i] == (t == 0)
+        state[i] = 0
+        remaining[i] = sw.innc[i]
+        have = blk = False
+        if t == 0:
+            # b (first) takes the highest exit above 1/2; a is blocked by an exit at or
+            # below 1/2, else waits for its lowest
+            if firstres:
+                have = sw.exmax[i] > 0.5
+                best = sw.exmax[i]
+            else:
+                blk = sw.exmin[i] <= 0.5
+                worst[i] = sw.exmin[i]
+        else:
+            # a (first) takes the lowest exit below 1/2; b is blocked by an exit at or
+            # above 1/2, else waits for its highest
+            if firstres:
+                have = sw.exmin[i] < 0.5
+                best = -sw.exmin[i]
+            else:
+                blk = sw.exmax[i] >= 0.5
+                worst[i] = -sw.exmax[i] if sw.exmax[i] > -2.0 else 2.0
+        if firstres:
+            if have and heap_push(&h, best, <int32_t>i) != 0:
+                sw.err[t] = 1
+                break
+        elif blk:
+            state[i] = 1
+        elif remaining[i] == 0:
+            if heap_push(&h, worst[i], <int32_t>i) != 0:
+                sw.err[t] = 1
+                break
+    while sw.err[t] == 0 and (h.n > 0 or nsame > 0):
+        if nsame > 0:
+            nsame -= 1
+            pu = same[nsame]
+        else:
+            heap_pop(&h, &sc, &pu)
+        if state[pu] == 2:
+            continue
+        state[pu] = 2
+        val[pu] = sign * sc
+        for q in range(sw.pstart[pu], sw.pstart[pu + 1]):
+            c = sw.preds[q]
+            if state[c] != 0:
+                continue
+            if sw.first_b[c] == (t == 0):
+                same[nsame] = c
+                nsame += 1
+            else:
+                remaining[c] -= 1
+                if sc < worst[c]:
+                    worst[c] = sc
+                if remaining[c] == 0:
+                    if worst[c] == sc:
+                        same[nsame] = c
+                        nsame += 1
+                    elif heap_push(&h, worst[c], c) != 0:
+                        sw.err[t] = 1
+                        break
+    free(h.key); free(h.node); free(remaining); free(worst); free(same)
 
 cdef void _exits_task(void* ctx, int t, int nthreads) noexcept nogil:
     cdef ExitCtx* x = <ExitCtx*>ctx
