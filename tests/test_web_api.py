@@ -324,18 +324,56 @@ def test_live_sessions_move_between_the_page_and_the_terminal(client, tmp_path):
     assert sorted(names) == ["term.json", "web.json"]
 
 
-def test_live_hint_is_the_analysis_of_the_seen_position(client):
-    from palace_solver.analysis import analyze
+def test_live_hint_is_the_terminals_hint(client, tmp_path):
     start = EXACT2 + " | perspective 0"
     r = client.post("/api/live", json={"position": start, "file": "h"})
     assert r.status_code == 201, r.json()
-    r = client.post("/api/live/h.json/hint", json={"time": 5})
+    r = client.post("/api/live/h.json/hint", json={"time": 3})
     assert r.status_code == 200, r.json()
-    h = r.json()
-    from palace_solver.game.position import parse_position
-    want = analyze(parse_position(start), time_budget=5).to_json()
-    assert strip_timing(h["analysis"]) == strip_timing(want)
-    assert h["mover"] == "me" and h["you"] == "me"
+    h = r.json()["hint"]
+    assert h["ok"] and h["mover"] == "me" and r.json()["text"].startswith("suggestions for me")
+    out = CliRunner().invoke(cli, ["live", "--position", start, "--script", "-", "--json",
+                                   "--no-hints"], input="hint 3\n")
+    assert out.exit_code == 0, out.output
+    term = json.loads(out.output.splitlines()[-1])["suggestions"]
+    keys = ("move", "loss", "mover_loss", "your_loss", "tied", "ci95")
+    assert [{k: m[k] for k in keys} for m in h["moves"]] == \
+        [{k: m[k] for k in keys} for m in term["moves"]]
+    assert h["odds"] == term["odds"]
+
+
+def test_live_from_the_deal_with_a_layout_hint(client):
+    r = client.post("/api/live", json={"names": "me bob", "deal": "3 7 A 10 2 K",
+                                       "file": "d"})
+    assert r.status_code == 201, r.json()
+    st = r.json()
+    assert st["expect"] == {"kind": "layout", "waiting": ["me", "bob"], "cards": 3}
+    assert st["table"]["players"][0]["hand"] == ["2", "3", "7", "10", "K", "A"]
+    r = client.post("/api/live/d.json/hint", json={"time": 0.3})
+    assert r.status_code == 200, r.json()
+    h = r.json()["hint"]
+    assert h["method"] == "swap" and all(m["move"].startswith("up ") for m in h["moves"])
+    assert len(h["moves"]) == 20                       # 6 cards choose 3
+    r = client.post("/api/live/d.json/event", json={"event": "me up 10 A K"})
+    assert r.status_code == 200, r.json()
+    assert r.json()["state"]["expect"]["waiting"] == ["bob"]
+    r = client.post("/api/live/d.json/event", json={"event": "bob up 5 9"})
+    assert r.status_code == 409 and "\n" not in r.json()["error"]
+    r = client.post("/api/live/d.json/event", json={"event": "bob up 5 9 J"})
+    assert r.status_code == 200, r.json()
+    st = r.json()["state"]
+    assert st["expect"]["kind"] in ("play", "first")
+    assert st["table"]["players"][1]["face_up"] == ["5", "9", "J"]
+    assert Session.load(st["file"]).events == ["me up 10 K A", "bob up 5 9 J"]
+
+
+def test_live_hint_waits_for_a_decision(client):
+    client.post("/api/live", json={**NEW, "file": "w"})
+    client.post("/api/live/w.json/event", json={"event": "bob 5"})
+    client.post("/api/live/w.json/event", json={"event": "me 9x2"})
+    r = client.post("/api/live/w.json/hint", json={})
+    assert r.status_code == 409
+    assert r.json()["error"] == "no hint: waiting for the 2 cards you drew ('draw ...')"
 
 
 @pytest.mark.parametrize("path, status", [("/api/live/nope.json", 404),

@@ -233,8 +233,9 @@ def test_live_game_with_a_hint_and_a_reload(page, server, shots):
     pg.fill("#hint-time", "0.5")
     pg.dispatch_event("#hint-time", "change")
     tap(pg, "#hint")
-    pg.wait_for_selector("#hint-panel #movetable")
+    pg.wait_for_selector("#hint-panel #hinttable")
     assert "sampled" in pg.inner_text("#hint-panel")
+    assert "the others hold" in pg.inner_text("#hint-panel")
     screenshot(pg, shots, "live")
     events = pg.eval_on_selector_all("#events li", "ls => ls.map(l => l.textContent)")
     assert events == ["bob 5", "me 9x2", "draw 7", "draw K"]
@@ -249,3 +250,30 @@ def test_live_game_with_a_hint_and_a_reload(page, server, shots):
     assert "your turn" in pg.inner_text("#live-status")
     tap(pg, "#undo")
     assert Session.load(str(path)).events == events
+
+
+def test_live_from_the_deal_choose_the_face_up_cards(page, server, shots):
+    pg = page
+    pg.goto(server.url + "/#/live")
+    pg.wait_for_selector("#new-names")
+    pg.fill("#new-names", "me bob")
+    pg.fill("#new-deal", "3 7 A 10 2 K")
+    assert pg.locator("#new-hand").count() == 0         # the hand comes from the deal
+    pg.fill("#new-file", "dealt")
+    tap(pg, "#start-game")
+    pg.wait_for_selector("#live-status")
+    assert "waiting for the face-up cards of you and bob" in pg.inner_text("#live-status")
+    pg.fill("#hint-time", "0.3")
+    pg.dispatch_event("#hint-time", "change")
+    tap(pg, "#hint")
+    pg.wait_for_selector("#hint-panel #hinttable")
+    assert pg.locator("#hinttable tbody tr").count() == 20
+    screenshot(pg, shots, "live-deal")
+    for r in ("10", "A", "K"):                          # your face-up cards, one tap each
+        tap(pg, f'#ranks button[data-rank="{r}"]')
+    assert "bob" in pg.inner_text("#mode")
+    for r in ("5", "9", "J"):
+        tap(pg, f'#ranks button[data-rank="{r}"]')
+    assert "waiting for the face-up cards" not in pg.inner_text("#live-status")
+    events = pg.eval_on_selector_all("#events li", "ls => ls.map(l => l.textContent)")
+    assert events == ["me up 10 K A", "bob up 5 9 J"]

@@ -26,6 +26,7 @@ import collections
 import contextlib
 import multiprocessing as mp
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -50,10 +51,18 @@ class AnalysisCancelled(AnalysisFailed):
     """The client went away; the child was killed."""
 
 
-def _child(conn, pos_json: dict, options: dict) -> None:
-    """Runs in the child: analyze, report progress (at most ten messages a second)."""
+def _child(conn, kind: str, payload: dict, options: dict) -> None:
+    """Runs in the child: ``kind`` ``analyze`` (``payload`` a position's JSON; progress
+    reported at most ten times a second) or ``hint`` (``payload`` a live session's JSON:
+    its hint, as ``palace live`` gives it)."""
     from palace_solver.analysis import analyze
     from palace_solver.game.position import Position
+
+    # A process group of its own: killing it reaches the hint's own analysis child too.
+    try:
+        os.setpgid(0, 0)
+    except OSError:  # pragma: no cover
+        pass
 
     last = [0.0]
 
@@ -67,7 +76,12 @@ def _child(conn, pos_json: dict, options: dict) -> None:
                 pass
 
     try:
-        pos = Position.from_json(pos_json)
+        if kind == "hint":
+            from palace_solver.live.session import Session
+            session = Session.from_json(payload)
+            conn.send(("done", session.hint(options["time_budget"], seed=options["seed"])))
+            return
+        pos = Position.from_json(payload)
         a = analyze(pos, progress=progress, jobs=1, **options)
         conn.send(("done", a.to_json()))
     except ValueError as e:   # InvalidPositionError, NotExactError, bad options
@@ -136,9 +150,10 @@ class Runner:
             if "forkserver" in mp.get_all_start_methods():
                 ctx = mp.get_context("forkserver")
                 # What a child needs, imported once: the analyzer, the compiled core
-                # (else imported at the first solve) and this module (the child's target).
+                # (else imported at the first solve), this module (the child's target) and
+                # the live session model (hints).
                 ctx.set_forkserver_preload(["palace_solver.analysis", "palace_solver._engine",
-                                            __name__])
+                                            __name__, "palace_solver.live.session"])
             else:  # pragma: no cover - not Linux
                 ctx = mp.get_context("spawn")
             self._ctx = ctx
@@ -166,10 +181,23 @@ class Runner:
 
         :raises AnalysisFailed: (or a subclass) with a one-line message.
         """
+        return await self._job("analyze", pos_json, options, progress, gone)
+
+    async def run_hint(self, session_json: dict, time_budget: float, seed: int,
+                       gone=None) -> dict:
+        """The hint of a live session (its JSON), the dict
+        :meth:`palace_solver.live.session.Session.hint` gives.
+
+        :raises AnalysisFailed: (or a subclass) with a one-line message.
+        """
+        return await self._job("hint", session_json,
+                               {"time_budget": time_budget, "seed": seed}, None, gone)
+
+    async def _job(self, kind, payload, options, progress, gone) -> dict:
         await self._acquire(gone)
         self.running += 1
         try:
-            return await self._run(pos_json, options, progress, gone)
+            return await self._run(kind, payload, options, progress, gone)
         finally:
             self.running -= 1
             self._release()
@@ -208,10 +236,13 @@ class Runner:
                 fut.set_result(True)
                 return
 
-    async def _run(self, pos_json, options, progress, gone) -> dict:
+    async def _run(self, kind, payload, options, progress, gone) -> dict:
         ctx = self._context()
         parent, child = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_child, args=(child, pos_json, options), daemon=True)
+        # A hint starts a child of its own, which a daemonic process may not; every job is
+        # killed in the ``finally`` below anyway.
+        proc = ctx.Process(target=_child, args=(child, kind, payload, options),
+                           daemon=kind != "hint")
         loop = asyncio.get_running_loop()
         readable = asyncio.Event()
         t0 = time.monotonic()
@@ -265,6 +296,10 @@ class Runner:
             if watching:
                 loop.remove_reader(parent.fileno())
             if proc.is_alive():
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except OSError:
+                    pass
                 proc.kill()
             proc.join(2.0)
             parent.close()

@@ -13,14 +13,17 @@ Endpoints (ids are file names inside the sessions directory, ``*.json``):
 - ``GET /api/live``: the sessions of the directory.
 - ``POST /api/live``: start a session: ``{"names", "me", "rules", "hand", "up", "dealer",
   "first", "file"}`` (the words of ``palace live --names/--me/--rules/--hand/--up/...``),
-  or ``{"position": ..., "me": ...}`` to start mid-game.
+  ``{"names", "deal", ...}`` to start at the deal (your cards as dealt; the face-up
+  cards are then entered as events, ``me up 10 A K``), or ``{"position": ..., "me": ...}``
+  to start mid-game.
 - ``GET /api/live/{id}``: the session as the page draws it (:func:`state`).
 - ``POST /api/live/{id}/event`` ``{"event": "bob 7x2"}``: one event of the event language
   of ``palace live``. Refused: status 409, ``{"error": <the terminal's message>}``, and
   nothing changes.
 - ``POST /api/live/{id}/undo`` ``{"count": 1}``.
-- ``POST /api/live/{id}/hint`` ``{"time": 2, "seed": 0}``: the analysis of the position
-  from the user's seat (the analysis JSON, as ``palace analyze --json``).
+- ``POST /api/live/{id}/hint`` ``{"time": 2, "seed": 0}``: the hint ``palace live`` gives
+  (its data and its text): moves with the loss figures, ties, the expected continuation,
+  the others' odds; at the deal, the layouts of the user's face-up cards.
 """
 from __future__ import annotations
 
@@ -36,11 +39,12 @@ from starlette.routing import Route
 from ..game.cards import RANKS, rank_name, ranks_of
 from ..game.position import InvalidPositionError, parse_position
 from ..live.events import LiveError
+from ..live.hints import format_hint
 from ..live.picture import picture
 from ..live.session import SESSION_FORMAT, UNKNOWN, Session, Setup
 from ..live.start import build_setup, seat_of
 from .common import ApiError, analyze_options, read_json
-from .jobs import AnalysisCancelled, AnalysisFailed
+from .jobs import AnalysisCancelled, AnalysisFailed, AnalysisInvalid
 
 __all__ = ["LiveApi", "state"]
 
@@ -56,11 +60,16 @@ def state(session: Session, sid: str) -> dict:
                 "unknown": s.hands[p][UNKNOWN],
                 "face_up": [rank_name(r) for r in ranks_of(s.face_up[p])],
                 "face_down": s.face_down[p], "out": s.out[p],
+                "laid_out": session.laid_out(p),
                 "source": s.source(p) if not s.out[p] else None}
                for p in range(s.n)]
     expect: dict = {"kind": "play"}
     if s.is_terminal():
         expect = {"kind": "over"}
+    elif session.in_layout():
+        waiting = session.waiting_layouts()
+        expect = {"kind": "layout", "waiting": [session.names[p] for p in waiting],
+                  "cards": s.rules.zone_size}
     elif session.first_open:
         expect = {"kind": "first"}
     elif s.is_chance():
@@ -76,7 +85,8 @@ def state(session: Session, sid: str) -> dict:
              "pile": [rank_name(r) for r in s.pile],
              "burned": [rank_name(r) for r in ranks_of(s.burned)],
              "draw_pile": s.draw_pile,
-             "to_move": s.to_move if s.to_move >= 0 and not session.first_open else None,
+             "to_move": s.to_move if (s.to_move >= 0 and not session.first_open
+                                      and not session.in_layout()) else None,
              "direction": s.direction}
     return {"id": sid, "file": session.path, "names": list(session.names),
             "me": session.names[session.me], "rules": str(s.rules), "table": table,
@@ -163,7 +173,8 @@ class LiveApi:
 
     async def create(self, request: Request) -> Response:
         obj = await read_json(request)
-        known = ("names", "me", "rules", "hand", "up", "dealer", "first", "position", "file")
+        known = ("names", "me", "rules", "hand", "up", "deal", "deal_up", "dealer", "first",
+                 "position", "file")
         for k in obj:
             if k not in known:
                 raise ApiError(400, f"unknown key {k!r} (known: {', '.join(known)})")
@@ -181,9 +192,11 @@ class LiveApi:
                 if isinstance(up, dict):
                     up = "; ".join(f"{k}: {v}" for k, v in up.items())
                 setup = build_setup(None, obj.get("names") or None, obj.get("me") or None,
-                                    obj.get("rules") or None, obj.get("hand"),
+                                    obj.get("rules") or None, obj.get("hand") or None,
                                     [up] if up else [], obj.get("dealer") or None,
-                                    obj.get("first") or None, ask=None)
+                                    obj.get("first") or None, ask=None,
+                                    deal=obj.get("deal") or None,
+                                    deal_up=obj.get("deal_up") or None)
         except (LiveError, InvalidPositionError) as e:
             raise ApiError(400, str(e)) from None
         sid = self.new_id(obj.get("file"))
@@ -237,23 +250,26 @@ class LiveApi:
     async def hint(self, request: Request) -> Response:
         sid = request.path_params["sid"]
         obj = await read_json(request)
-        options = analyze_options({k: v for k, v in obj.items() if k != "position"})
-        options.setdefault("time_budget", 2.0)
+        for k in obj:
+            if k not in ("time", "seed"):
+                raise ApiError(400, f"unknown key {k!r} (known: time, seed)")
+        options = analyze_options(obj)
         async with self.lock(sid):
             session = self.load(sid)
-            try:
-                pos = session.position()
-            except LiveError as e:
-                return JSONResponse({"error": f"no hint: {e}"}, status_code=409)
+            if not (session.at_decision() or session.in_layout()):
+                return JSONResponse({"error": f"no hint: {session.waiting_for()}"},
+                                    status_code=409)
+            t = options.get("time_budget") or float(session.settings.get("time", 2.0))
+            record = session.to_json()
         runner = request.app.state.runner
         try:
-            a = await runner.run(pos.to_json(), options, gone=request.is_disconnected)
+            h = await runner.run_hint(record, t, options["seed"],
+                                      gone=request.is_disconnected)
         except AnalysisCancelled as e:
             return JSONResponse({"error": str(e)}, status_code=499)
+        except AnalysisInvalid as e:
+            return JSONResponse({"error": f"no hint: {e}"}, status_code=409)
         except AnalysisFailed as e:
             return JSONResponse({"error": f"no hint: {e}"}, status_code=503)
-        names = [p.name for p in pos.players]
-        return JSONResponse({"analysis": a, "names": names, "mover": names[a["to_move"]],
-                             "you": names[pos.perspective] if pos.perspective is not None
-                             else None, "position": pos.to_json(),
-                             "events": len(session.events)})
+        return JSONResponse({"hint": h, "text": format_hint(h),
+                             "events": len(record["events"])})

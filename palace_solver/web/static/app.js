@@ -640,7 +640,7 @@ const Live = {
   async showList() {
     const r = await api("/api/live");
     this.list = r.ok ? r.data : { sessions: [], directory: "?" };
-    if (!this.form) this.form = { names: "me bob", me: "", rules: "standard", hand: "", up: {}, first: "", file: "", position: "" };
+    if (!this.form) this.form = { names: "me bob", me: "", rules: "standard", hand: "", up: {}, deal: "", first: "", file: "", position: "" };
     this.renderList();
   },
 
@@ -652,7 +652,11 @@ const Live = {
     const field = (key, label, placeholder, attrs = {}) => h("label", {}, label,
       h("input", { id: "new-" + key, value: f[key], placeholder, ...attrs,
                    onfocus: (ev) => { this.lastField = ev.target; },
-                   oninput: (ev) => { f[key] = ev.target.value; if (key === "names") this.renderList(); } }));
+                   oninput: (ev) => {
+                     const had = !!f.deal.trim();
+                     f[key] = ev.target.value;
+                     if (key === "names" || (key === "deal" && had !== !!f.deal.trim())) this.renderList();
+                   } }));
     const names = this.formNames();
     const sessions = this.list.sessions;
     const focus = document.activeElement && document.activeElement.id;
@@ -663,8 +667,9 @@ const Live = {
           field("names", "Players", "me bob ann"),
           field("me", "You are (default: 'me', else the first)", ""),
           field("rules", "Rules", "standard or standard+seven_low"),
-          field("hand", "Your hand", "3 7 K"),
-          names.map((nm) => h("label", {}, `Face-up cards of ${nm}`,
+          field("deal", "Your cards as dealt, to choose your face-up cards here (or leave empty and give the hand and face-up cards after the swap)", "3 7 A 10 2 K"),
+          f.deal.trim() ? null : field("hand", "Your hand", "3 7 K"),
+          f.deal.trim() ? null : names.map((nm) => h("label", {}, `Face-up cards of ${nm}`,
             h("input", { id: "new-up-" + nm, value: f.up[nm] || "", placeholder: "2 J Q", dataset: { up: nm },
                          onfocus: (ev) => { this.lastField = ev.target; },
                          oninput: (ev) => { f.up[nm] = ev.target.value; } }))),
@@ -698,6 +703,7 @@ const Live = {
     const f = this.form;
     let body;
     if (f.position.trim()) body = { position: f.position.trim(), me: f.me || null, file: f.file || null };
+    else if (f.deal.trim()) body = { names: f.names, me: f.me || null, rules: f.rules || null, deal: f.deal, first: f.first || null, file: f.file || null };
     else {
       const up = this.formNames().map((nm) => `${nm}: ${f.up[nm] || ""}`).join("; ");
       body = { names: f.names, me: f.me || null, rules: f.rules || null, hand: f.hand, up, first: f.first || null, file: f.file || null };
@@ -746,6 +752,10 @@ const Live = {
   selected() {
     const st = this.st;
     const e = st.expect;
+    if (e.kind === "layout") {
+      if (this.who && e.waiting.includes(this.who)) return this.who;
+      return e.waiting.includes(st.me) ? st.me : e.waiting[0];
+    }
     return this.who || e.player || (st.table.to_move !== null ? st.names[st.table.to_move] : st.names[0]);
   },
 
@@ -762,13 +772,25 @@ const Live = {
     const who = this.selected();
     const seat = st.names.indexOf(who);
     const pl = st.table.players[seat];
-    const mode = e.kind === "draw" || e.kind === "start" ? e.kind : (pl && pl.source === "face_down") ? "flip" : "play";
+    const mode = e.kind === "draw" || e.kind === "start" || e.kind === "layout" ? e.kind
+      : (pl && pl.source === "face_down") ? "flip" : "play";
+    // At the deal: the face-up cards a player lays, tapped one by one, sent as 'bob up 5 9 J'.
+    if (!this.upSel || this.upSel.who !== who) this.upSel = { who, cards: [] };
+    const sel = this.upSel;
+    const tapUp = (r) => {
+      sel.cards.push(r);
+      if (sel.cards.length >= e.cards) { const line = `${meWord(who)} up ${sel.cards.join(" ")}`; sel.cards = []; this.send(line); }
+      else this.render();
+    };
     const meWord = (nm) => (nm === st.me ? "me" : nm);
     const ranks = RANKS.filter((r) => r !== "JK" || (st.rules || "").includes("jokers"));
+    const rankTap = (r) => (mode === "layout" ? tapUp(r) : this.send(rankEvent(r)));
     const rankEvent = (r) => mode === "draw" ? `draw ${r}` : mode === "start" ? `start ${r}`
       : mode === "flip" ? `${meWord(who)} flip ${r}` : `${meWord(who)} ${this.count > 1 ? `${r}x${this.count}` : r}`;
     const modeText = { draw: `you drew (${e.cards} to enter): tap each card`, start: "the start card",
-                       flip: `${who} flips a face-down card: which?`, play: `${who} plays` }[mode];
+                       flip: `${who} flips a face-down card: which?`, play: `${who} plays`,
+                       layout: `${who === st.me ? "your" : who + "'s"} face-up cards (${e.cards}): `
+                         + (sel.cards.length ? sel.cards.join(" ") + " …" : "tap them") }[mode];
     const focus = document.activeElement && document.activeElement.id;
     const ups = pl && pl.source === "face_up" ? [...new Set(pl.face_up)] : [];
     const tableCol = h("div", { class: "col tablecol" },
@@ -786,18 +808,21 @@ const Live = {
           this.reply.ok ? "" : "refused: ", this.reply.message) : null,
         e.kind === "over" ? h("section", {}, h("b", {}, "The game is over."), " ", h("a", { href: "#/live" }, "all sessions")) :
         h("section", { class: "enter" },
+          mode === "layout" ? h("div", { class: "who" }, e.waiting.map((nm) =>
+            h("button", { class: nm === who ? "on" : "", dataset: { who: nm }, onclick: () => { this.who = nm; this.render(); } }, nm))) : null,
           mode === "play" || mode === "flip" ? h("div", { class: "who" }, st.names.map((nm, i) => st.table.players[i].out ? null :
             h("button", { class: nm === who ? "on" : "", dataset: { who: nm }, onclick: () => { this.who = nm; this.render(); } }, nm))) : null,
           h("div", { class: "ptitle", id: "mode" }, modeText),
           mode === "play" ? h("div", { class: "who" }, [1, 2, 3, 4].map((k) => h("button", {
             class: k === this.count ? "on" : "", dataset: { count: k }, onclick: () => { this.count = k; this.render(); } }, "×" + k))) : null,
           h("div", { class: "bigbuttons", id: "ranks" }, ranks.map((r) => h("button", {
-            class: cardClass(r), dataset: { rank: r }, onclick: () => this.send(rankEvent(r)) }, r))),
+            class: cardClass(r), dataset: { rank: r }, onclick: () => rankTap(r) }, r))),
           h("div", { class: "bigbuttons" },
+            mode === "layout" && sel.cards.length ? h("button", { class: "wide", id: "clear-up", onclick: () => { sel.cards = []; this.render(); } }, "clear") : null,
             mode === "play" && pl && pl.source === "hand" ? h("button", { class: "wide", id: "pickup", onclick: () => this.send(`${meWord(who)} pickup`) }, "pickup") : null,
             ups.map((r) => h("button", { class: "wide", dataset: { pickup: r }, onclick: () => this.send(`${meWord(who)} pickup ${r}`) }, `pickup ${r}`)),
             e.kind === "first" ? h("button", { class: "wide", id: "first", onclick: () => this.send(`first ${who}`) }, `${who} first`) : null,
-            h("button", { class: "wide", id: "burn", title: "check: did the last event burn the pile?", onclick: () => this.send("burn") }, "burn?"),
+            mode !== "layout" ? h("button", { class: "wide", id: "burn", title: "check: did the last event burn the pile?", onclick: () => this.send("burn") }, "burn?") : null,
             h("button", { class: "wide", id: "undo", onclick: () => this.undo() }, "undo"),
             h("button", { class: "wide primary", id: "hint", onclick: () => this.askHint() }, "hint")),
           h("div", { class: "typed" },
@@ -812,13 +837,48 @@ const Live = {
   renderHint() {
     const opt = (key, label) => h("label", {}, label, " ", h("input", { id: "hint-" + key, size: 3, value: this.opts[key],
       onchange: (ev) => { this.opts[key] = ev.target.value.trim(); } }));
-    const hnt = this.hint;
+    const res = this.hint;
     return h("section", { class: "analysis", id: "hint-panel" },
       h("div", { class: "row" }, h("b", {}, "Hint"), opt("time", "time s"), opt("seed", "seed")),
-      !hnt ? null : hnt.running ? h("div", { class: "progress" }, h("progress", {}), " thinking…")
-        : hnt.error ? h("div", { class: "err", id: "hint-error" }, hnt.error)
-        : [h("div", { class: "info" }, `${hnt.mover} to move`),
-           moveTable(hnt.analysis, hnt.names, (m) => { if (m !== "flip") this.send(`${hnt.mover === this.st.me ? "me" : hnt.mover} ${m}`); })]);
+      !res ? null : res.running ? h("div", { class: "progress" }, h("progress", {}), " thinking…")
+        : res.error ? h("div", { class: "err", id: "hint-error" }, res.error)
+        : this.renderHintData(res.hint));
+  },
+
+  // The hint of palace live, as data: moves best first with the mover's loss (± half the
+  // 95% interval), ties with the best, the expected continuation, the others' odds, notes.
+  renderHintData(hd) {
+    if (!hd.ok) return h("div", { class: "err", id: "hint-error" }, hd.message);
+    const st = this.st;
+    const actor = hd.mover === st.me ? "me" : hd.mover;
+    const play = (m) => {
+      if (m === "flip") return;
+      this.send(m.startsWith("up ") ? `me ${m}` : `${actor} ${m}`);
+    };
+    const rows = hd.moves.map((m, i) => h("tr", { class: (i === 0 ? "best" : "") + (m.tied ? " tie" : ""), dataset: { move: m.move },
+                                                title: "play " + m.move, onclick: () => play(m.move) },
+      h("td", { class: "mv" }, i === 0 ? "★ " : "", m.move, m.tied ? h("small", { class: "tiemark" }, " tied") : null,
+        m.deals ? h("small", {}, ` [${m.deals} deals]`) : null),
+      h("td", { dataset: { loss: m.mover_loss === null ? "" : String(m.mover_loss) } },
+        m.mover_loss === null ? "–" : pct(m.mover_loss),
+        m.ci95 && m.ci95[1] > m.ci95[0] ? h("small", {}, ` ±${(100 * (m.ci95[1] - m.ci95[0]) / 2).toFixed(1)}`) : null)));
+    const what = hd.method === "swap" ? "layouts" : "moves";
+    const cont = hd.continuation && hd.continuation.plies && hd.continuation.plies.length ? hd.continuation : null;
+    return h("div", { class: "result", id: "hint-result" },
+      h("div", { class: "info" }, hd.forced ? hd.message : `${what} for ${hd.mover} · ${hd.method} · ${Number(hd.seconds || 0).toFixed(2)} s`),
+      hd.forced ? null : h("table", { class: "movetable", id: "hinttable" },
+        h("thead", {}, h("tr", {}, h("th", {}, hd.method === "swap" ? "face-up" : "move"), h("th", {}, `loss ${hd.mover}`))),
+        h("tbody", {}, rows)),
+      hd.moves.some((m) => m.tied) ? h("div", { class: "hint" }, "tied: the 95% interval overlaps the best's") : null,
+      cont ? h("div", { class: "cont" }, h("b", {}, `expected after ${hd.moves[0].move}`), ` (over ${cont.deals} sampled deals):`,
+        h("ul", {}, cont.plies.map((ply, j) => h("li", {}, j ? "then: " : "reply: ",
+          ply.slice(0, 3).map((x) => `${x.player} ${x.move} ${(100 * x.count / cont.deals).toFixed(0)}%`).join(", "))))) : null,
+      hd.odds && hd.odds.length ? h("div", { class: "cont" }, h("b", {}, "the others hold"), " (unseen cards dealt at random):",
+        h("ul", {}, hd.odds.map((o) => h("li", {}, `${o.player}: `,
+          Object.entries(o.ranks).map(([r, p]) => `a ${r} ${(100 * p).toFixed(0)}%`).join(", "),
+          o.beats !== null && o.beats !== undefined ? `, a card that beats the pile ${(100 * o.beats).toFixed(0)}%` : "")))) : null,
+      (hd.notes || []).map((n) => h("div", { class: "hint" }, "note: ", n)),
+      h("div", { class: "hint" }, "Tap a row to enter it."));
   },
 };
 
