@@ -105,7 +105,39 @@ def test_whole_game_from_the_first_turn():
     assert {str(m.move) for m in a.moves} == {"3", "5", "9"}
     js = a.to_json()
     assert js["samples"] == 6 and len(js["ci95"]) == 2
+    _check_move_cis(js, 2)
     json.dumps(js)
+
+
+def _check_move_cis(js: dict, n: int) -> None:
+    """POSITION.md: each entry of a sampled answer's ``moves`` carries its own ``ci95``, one
+    [lo, hi] per player, around that move's figures."""
+    assert js["moves"]
+    for m in js["moves"]:
+        assert len(m["ci95"]) == n, m
+        for (lo, hi), x in zip(m["ci95"], m["loss_probability"]):
+            assert 0 <= lo <= x <= hi <= 1, m
+        assert m["ci95"] == js["stats"]["move_ci95"][m["move"]]
+    best = js["moves"][0]
+    assert best["ci95"] == js["ci95"] and best["loss_probability"] == js["loss_probability"]
+
+
+def test_every_move_of_a_sampled_answer_has_its_interval():
+    pos = from_text(LATE)
+    for method in ("sampled", "ismcts"):
+        js = analyze(pos, method=method, samples=40, seed=2).to_json()
+        _check_move_cis(js, 2)
+        assert len(js["moves"]) >= 2
+        # Not the position's interval copied: the moves' intervals differ.
+        assert len({json.dumps(m["ci95"]) for m in js["moves"]}) > 1
+    # Every hand known: one exact solve, zero-width intervals on every move.
+    s = random_exact_state(random.Random(4), hand=(1, 2), face_up=(0, 1), face_down=(0, 1))
+    js = analyze(Position.from_state(s), method="sampled", samples=4).to_json()
+    _check_move_cis(js, 2)
+    assert len(js["moves"]) == 3
+    assert all(lo == hi for m in js["moves"] for lo, hi in m["ci95"])
+    # Exact answers carry no intervals.
+    assert all("ci95" not in m for m in analyze(Position.from_state(s)).to_json()["moves"])
 
 
 def test_seed_and_jobs():

@@ -225,8 +225,10 @@ def analyze_sampled(pos: Position, *, method: str = "sampled", time_budget: floa
     ``"sampled"``: ``exact_cards``, ``rollouts``, ``chance_width``, ``policy``; for
     ``"ismcts"``: ``c`` (exploration), ``policy``.
 
-    Each move's ``ci95`` is in ``stats["move_ci95"]`` (move text to one [lo, hi] per
-    player); ``Analysis.ci95`` is the interval of the position's figure (the best move).
+    Each move carries its ``ci95`` (one (lo, hi) per player, :attr:`MoveValue.ci95`, the
+    ``ci95`` of each entry of ``moves`` in the JSON); ``stats["move_ci95"]`` holds the same
+    intervals by move text. ``Analysis.ci95`` is the interval of the position's figure (the
+    best move).
 
     :raises ValueError: for an unknown method or a bad count.
     """
@@ -237,8 +239,9 @@ def analyze_sampled(pos: Position, *, method: str = "sampled", time_budget: floa
         raise ValueError(f"samples must be at least 1, got {samples}")
     jobs = max(1, int(jobs or 1))
     if method == "ismcts":
-        return analyze_ismcts(pos, iterations=samples, time_budget=time_budget, seed=seed,
-                              jobs=jobs, progress=progress, engine=engine, **options)
+        return _with_move_cis(analyze_ismcts(pos, iterations=samples, time_budget=time_budget,
+                                             seed=seed, jobs=jobs, progress=progress,
+                                             engine=engine, **options))
     if samples is None and time_budget is None:
         samples = DEFAULT_SAMPLES
     if pos.draw_pile == 0 and all(p.hand_fully_known for p in pos.players):
@@ -258,6 +261,16 @@ def analyze_sampled(pos: Position, *, method: str = "sampled", time_budget: floa
              "interval": "student-t on per-sample values; rule of three when all equal"}
     a = _aggregate(pos, "sampled", [r["moves"] for r in results], stats, k)
     a.stats["move_ci95"] = _move_cis(pos, [r["moves"] for r in results])
+    return _with_move_cis(a)
+
+
+def _with_move_cis(a: Analysis) -> Analysis:
+    """Each move's interval from ``stats["move_ci95"]`` onto the move (POSITION.md: every
+    entry of ``moves`` of a sampled answer carries its ``ci95``)."""
+    cis = a.stats.get("move_ci95") or {}
+    for m in a.moves:
+        iv = cis.get(str(m.move))
+        m.ci95 = None if iv is None else [(lo, hi) for lo, hi in iv]
     return a
 
 
@@ -275,7 +288,7 @@ def _exact_as_sampled(pos, engine, time_budget, progress) -> Analysis:
     a = _aggregate(pos, "sampled", [r["moves"]], stats, 1)
     a.ci95 = [(x, x) for x in a.loss]
     a.stats["move_ci95"] = {str(m.move): [[x, x] for x in m.loss] for m in a.moves}
-    return a
+    return _with_move_cis(a)
 
 
 def _move_cis(pos: Position, per_sample) -> dict:

@@ -26,6 +26,8 @@ def check_exact(s: State) -> None:
 class MoveValue:
     move: Move
     loss: list
+    #: sampled answers: the move's 95% interval, one (lo, hi) per player (POSITION.md)
+    ci95: list | None = None
 
 
 @dataclass
@@ -50,13 +52,19 @@ class Analysis:
         out = {"method": self.method, "to_move": self.to_move,
                "loss_probability": [float(x) for x in self.loss],
                "best_move": str(self.best_move) if self.moves else None,
-               "moves": [{"move": str(m.move), "loss_probability": [float(x) for x in m.loss]}
-                         for m in self.moves]}
+               "moves": [_move_json(m) for m in self.moves]}
         if self.ci95 is not None:
             out["ci95"] = [[float(a), float(b)] for a, b in self.ci95]
             out["samples"] = self.samples
         out["stats"] = self.stats
         return out
+
+
+def _move_json(m: MoveValue) -> dict:
+    d = {"move": str(m.move), "loss_probability": [float(x) for x in m.loss]}
+    if m.ci95 is not None:
+        d["ci95"] = [[float(a), float(b)] for a, b in m.ci95]
+    return d
 
 
 def rank_moves(mover: int, moves: list[MoveValue]) -> list[MoveValue]:
