@@ -94,6 +94,14 @@ def random_table_state(rng: random.Random, n: int, rules: Rules | None = None) -
     return s
 
 
+def table_case(n: int, i: int) -> State:
+    """Draw ``i`` of :func:`random_table_state` for ``n`` players (seeded ``table-N-I``; the
+    rules are standard or a random pair of variants)."""
+    rng = random.Random(f"table-{n}-{i}")
+    rules = random_rules(rng) if rng.random() < 0.5 else Rules()
+    return random_table_state(rng, n, rules)
+
+
 def random_rules(rng: random.Random, k: int = 2) -> Rules:
     return Rules.with_variants(rng.sample(PLAY_VARIANTS, rng.randint(0, k)))
 

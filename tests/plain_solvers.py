@@ -89,7 +89,7 @@ class PlainGraph:
             self.options.append(opts)
             u += 1
         self.value: list = [None] * len(self.states)
-        self.cycling_groups = 0
+        self.sweeps = 0       # most value-iteration rounds that changed a value in a group
 
     def _node(self, s: State) -> int:
         k = s.key()
@@ -149,6 +149,7 @@ class PlainGraph:
         """Jacobi value iteration from the draw value, exact fractions."""
         val = {u: draw_value(self.states[u]) for u in nodes}
         seen = set()
+        rounds = 0
         while True:
             new = {}
             for u in nodes:
@@ -166,6 +167,8 @@ class PlainGraph:
                 raise Cycling(f"a group of {len(nodes)} positions cycles")
             seen.add(snap)
             val = new
+            rounds += 1
+            self.sweeps = max(self.sweeps, rounds)
         for u in nodes:
             self.value[u] = val[u]
 

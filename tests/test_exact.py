@@ -16,9 +16,12 @@ from exact_gen import (
     brute_force_moves,
     random_exact_state,
     random_rules,
+    table_case,
 )
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from plain_solvers import PlainGraph
+from plain_solvers import TooBig as PlainTooBig
 
 from palace_solver.game.position import Position
 from palace_solver.game.rules import Rules
@@ -103,6 +106,59 @@ def test_agrees_with_brute_force_move_by_move(seed):
     assert _same_analysis(compiled, ref, 1e-12)
 
 
+#: Draws of brute_case (seeded ``brute-I``) whose graphs hold 200 to 1,200 positions, whose
+#: root moves differ for the mover, some strictly between 0 and 1, and whose brute
+#: force fits in BRUTE_BUDGET calls; the test checks all three.
+BRUTE_CASES = (111, 539, 556, 612, 2141, 2192, 2207)
+BRUTE_BUDGET = 40_000
+
+
+def brute_case(i: int) -> State:
+    rng = random.Random(f"brute-{i}")
+    return random_exact_state(rng, 2, random_rules(rng), hand=(1, 3), face_up=(0, 2),
+                              face_down=(1, 2), pile=(0, 3))
+
+
+def test_agrees_with_brute_force_on_graphs_of_hundreds_of_positions():
+    """The brute force (repetition on the line = draw, exact fractions, a memo that is sound
+    for that definition) against the Python reference, move by move and exactly, and the
+    compiled solver. The reference's graph size is the graph the brute force covers."""
+    sizes, moves, nontrivial, calls = [], 0, 0, 0
+    for i in BRUTE_CASES:
+        s = brute_case(i)
+        g = PlainGraph(s, budget=4000)
+        budget = [BRUTE_BUDGET]
+        bf = brute_force_moves(s, budget, {}, g.components())
+        calls += BRUTE_BUDGET - budget[0]
+        ref = solve_exact(s, engine="python")
+        assert ref.stats["nodes"] == len(g) and 200 <= len(g) <= 1200
+        assert _moves(ref) == bf, i
+        mine = [v[s.to_move] for v in bf.values()]
+        assert len(set(mine)) >= 2 and any(0 < x < 1 for x in mine), (i, bf)
+        assert _same_analysis(solve_exact(s, engine="cython"), ref, 1e-12)
+        sizes.append(len(g))
+        moves += len(bf)
+        nontrivial += sum(0 < x < 1 for v in bf.values() for x in v)
+    print(f"\n[brute force] positions {len(sizes)} (graphs of {min(sizes)}-{max(sizes)} "
+          f"positions, {sum(sizes)} in all), root moves {moves}, non-trivial values "
+          f"{nontrivial}, brute-force calls {calls}")
+
+
+def test_brute_force_budget_bounds_it():
+    s = brute_case(BRUTE_CASES[0])
+    full = [10 ** 9]
+    brute_force_moves(s, full, None)             # no memo: the plain line-by-line search
+    used = 10 ** 9 - full[0]
+    assert used > 1000
+    budget = [used // 2]
+    with pytest.raises(TooBig):
+        brute_force_moves(s, budget, None)
+    assert budget[0] == -1                       # it stopped at the first call past it
+    budget = [used]
+    brute_force_moves(s, budget, None)
+    assert budget[0] == 0
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
                                                                  HealthCheck.too_slow])
 @given(st.integers(0, 10**9), st.sampled_from([2, 3, 4]))
@@ -148,22 +204,83 @@ def test_three_players_with_one_out_is_the_two_player_game(seed):
         assert all(_close(list(m2[k]) + [0], m3[k], 1e-12) for k in m2)
 
 
-def test_identical_results_across_runs_and_pile_orders():
+def _rotated(s: State, k: int) -> State:
+    """The same table with every seat moved k places on (player p sits at p + k)."""
+    n = s.n
+    t = s.clone()
+    for p in range(n):
+        q = (p + k) % n
+        t.hands[q], t.face_up[q] = s.hands[p][:], s.face_up[p][:]
+        t.face_down[q], t.out[q] = s.face_down[p], s.out[p]
+    t.out_order = [(p + k) % n for p in s.out_order]
+    t.to_move = (s.to_move + k) % n
+    t.last_player = None if s.last_player is None else (s.last_player + k) % n
+    t.check_cards()
+    return t
+
+
+def _start_cases():
+    """Two-player positions with several moves, and three-player ones with cycles."""
     rng = random.Random(7)
-    for _ in range(20):
+    out = []
+    while len(out) < 12:
+        s = random_exact_state(rng, 2, random_rules(rng), hand=(1, 3), face_up=(0, 1),
+                               face_down=(0, 1), pile=(1, 3))
+        if len(s.legal_moves()) < 2:
+            continue
+        try:
+            PlainGraph(s, budget=2000)
+        except PlainTooBig:
+            continue
+        out.append(s)
+    return out + [table_case(3, i) for i in (45, 88, 326)]
+
+
+@pytest.mark.parametrize("engine", ["python", "cython"])
+def test_values_do_not_depend_on_where_the_search_started(engine):
+    """RULES.md: a value must not depend on the order in which the search met the
+    positions. Each root move's position, solved as a root of its own (a graph met in
+    another order), has the value that move has in the root's graph; the same table with
+    the seats moved round has the same values, moved round."""
+    checked = 0
+    for s in _start_cases():
+        a = solve_exact(s, engine=engine)
+        by_move = _moves(a)
+        for m in s.legal_moves():
+            c = s.clone()
+            c.apply(m)
+            if c.is_chance() or c.is_terminal():
+                continue
+            b = solve_exact(c, engine=engine)
+            assert _close(b.loss, by_move[str(m)], 1e-12), (s.describe(), str(m))
+            checked += 1
+        for k in range(1, s.n):
+            r = solve_exact(_rotated(s, k), engine=engine)
+            turn = lambda v: [v[(p - k) % s.n] for p in range(s.n)]  # noqa: E731
+            assert _close(r.loss, turn(a.loss), 1e-12)
+            rm = _moves(r)
+            assert set(rm) == set(by_move)
+            assert all(_close(rm[x], turn(by_move[x]), 1e-12) for x in by_move)
+    assert checked >= 20
+
+
+def test_cards_under_the_top_run_play_no_role():
+    rng = random.Random(7)
+    checked = 0
+    while checked < 10:
         s = random_exact_state(rng, 2, Rules(), hand=(1, 2), face_up=(0, 1), face_down=(0, 1),
-                               pile=(2, 3))
-        a = solve_exact(s, engine="cython")
-        b = solve_exact(s, engine="cython")
-        assert a.loss == b.loss and _moves(a) == _moves(b)
-        # Cards under the top run play no role: reorder them, same key, same values.
+                               pile=(3, 4))
+        k = s.top_run()
+        rest = s.pile[:-k]
+        moved = rest[1:] + rest[:1]
+        if moved == rest:
+            continue
         t = s.clone()
-        k = t.top_run()
-        rest = t.pile[:-k]
-        t.pile = rest[::-1] + t.pile[-k:] if rest else t.pile
-        if t.key() == s.key():
-            c = solve_exact(t, engine="cython")
-            assert c.loss == a.loss and _moves(c) == _moves(a)
+        t.pile = moved + s.pile[-k:]
+        assert t.pile != s.pile and t.key() == s.key()
+        a, c = solve_exact(s, engine="cython"), solve_exact(t, engine="cython")
+        assert c.loss == a.loss and _moves(c) == _moves(a)
+        checked += 1
 
 
 def test_deepening_is_independent_of_hash_size_once_exact():

@@ -241,10 +241,16 @@ def test_greedy_bot_keeps_its_specials_until_stuck():
     assert _choose("greedy", [["2", "2", "10", "3"], ["K"]], pile=["A"]) == "2"
     assert _choose("greedy", [["10", "3"], ["K"]], pile=["A"]) == "10"
     assert _choose("greedy", [["3", "4"], ["K"]], pile=["A"]) == "pickup"
-    # Variant specials: an ace that burns is kept like a 10.
+    # Variant specials: an ace that burns is kept like a 10. On a K, with an A and a 2:
+    # a plain A is the one normal legal card, so it is played; a burning A is a special,
+    # and a stuck greedy bot spends a 2 before a burner.
+    assert _choose("greedy", [["A", "2"], ["Q"]], pile=["K"]) == "A"
+    assert _choose("greedy", [["A", "2"], ["Q"]], pile=["K"],
+                   rules=Rules.with_variants(["aces_burn"])) == "2"
+    assert _choose("greedy", [["K", "2"], ["Q"]], pile=["K"],
+                   rules=Rules.with_variants(["kings_burn"])) == "2"
     assert _choose("greedy", [["A", "K"], ["Q"]], pile=["9"],
                    rules=Rules.with_variants(["aces_burn"])) == "K"
-    assert _choose("greedy", [["A", "K"], ["Q"]], pile=["9"]) == "K"
     assert _choose("greedy", [["8", "9"], ["Q"]], pile=["4"],
                    rules=Rules.with_variants(["invisible_8"])) == "9"
 

@@ -21,7 +21,7 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
-from exact_gen import random_exact_state, random_rules, random_table_state
+from exact_gen import random_exact_state, random_rules, table_case
 from plain_solvers import PlainGraph, PlainSearch, TooBig, horizon_eval
 
 from palace_solver.game.rules import Rules
@@ -33,12 +33,6 @@ from palace_solver.solve.solver import solve_exact
 #: hard and whose graphs hold at most 3,000 positions; the test checks both.
 CASES_NP = ([(3, i) for i in (45, 53, 57, 88, 104, 199, 314, 326)]
             + [(4, i) for i in (213, 275, 459, 626, 1028, 1336)])
-
-
-def table_case(n: int, i: int):
-    rng = random.Random(f"table-{n}-{i}")
-    rules = random_rules(rng) if rng.random() < 0.5 else Rules()
-    return random_table_state(rng, n, rules)
 
 
 def _hard(values: dict, mover: int) -> bool:

@@ -1,8 +1,11 @@
 """SO-ISMCTS: figures, seeds, visits, and the obvious move on hand-built positions."""
 from __future__ import annotations
 
+import pytest
+
 from palace_solver.analysis import analyze
 from palace_solver.game.position import from_text
+from palace_solver.sample.ismcts import ismcts_tree
 from palace_solver.sample.sampled import analyze_sampled
 
 LATE = ("standard | me: 3 7 7 / A 10 / 3 ; bob: K K ?3 / 2 / 3 | pile 5 6 6 "
@@ -40,6 +43,24 @@ def test_seeded():
     assert a.to_json()["moves"] == b.to_json()["moves"]
     c = analyze_sampled(pos, method="ismcts", samples=150, seed=5, jobs=2)
     assert c.samples == 150 and c.stats["trees"] == 2
+    # jobs=2 is two independent trees, tree k seeded from (seed, k), 75 iterations each,
+    # root statistics summed: grow the same two trees here, one after the other.
+    trees = [ismcts_tree(pos, 75, 5, k) for k in (0, 1)]
+    visits: dict = {}
+    sums: dict = {}
+    for t in trees:
+        assert t["iterations"] == 75
+        for m, (v, s, _) in t["root"].items():
+            visits[str(m)] = visits.get(str(m), 0) + v
+            sums[str(m)] = [x + y for x, y in zip(sums.get(str(m), [0.0, 0.0]), s)]
+    assert c.stats["visits"] == visits
+    for m in c.moves:
+        k = str(m.move)
+        assert m.loss == pytest.approx([x / visits[k] for x in sums[k]], abs=1e-12)
+    # Not one tree twice: the second tree differs from the first.
+    assert trees[0]["root"] != trees[1]["root"]
+    d = analyze_sampled(pos, method="ismcts", samples=150, seed=5, jobs=2)
+    assert d.to_json()["moves"] == c.to_json()["moves"]
 
 
 def test_progress():

@@ -8,7 +8,8 @@ from click.testing import CliRunner
 from palace_solver.cli.main import cli
 
 from palace_solver.game.rules import Rules
-from palace_solver.jobs.swap import deal_for, layouts, rank_layouts
+from palace_solver.game.cards import parse_rank, rank_name
+from palace_solver.jobs.swap import deal_for, layouts, play_layout, rank_layouts
 
 
 def run(*args):
@@ -26,6 +27,39 @@ def test_json_ranking():
         lo, hi = x["ci95"]
         assert 0 <= lo <= x["loss_probability"] <= hi <= 1 and x["games"] == 20
         assert sorted(x["face_up"] + x["hand"]) == sorted(["3", "7", "9", "K", "A", "10"])
+
+
+def test_ranking_is_the_games_played_for_each_layout():
+    """The ranking orders the layouts by their mean loss over the same games, replayed
+    here one layout at a time; and it puts specials face up before low cards (2 10 A: 0.46
+    against 3 4 5: 0.82 over 200 greedy games of this deal, measured when this test was
+    written)."""
+    games = 60
+    r = run("3", "4", "5", "2", "10", "A", "--games", str(games), "--seed", "4", "--json",
+            "--no-progress")
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.output)["layouts"]
+    cards = [3, 4, 5, 2, 10, 14]
+    moves = layouts(Rules(), 2, cards)
+    index = {" ".join(sorted(x["face_up"], key=rank_sort)): k for k, x in enumerate(got)}
+    means = {}
+    for k, m in enumerate(moves):
+        v = [play_layout(Rules(), 2, 0, cards, [], m, 4, g) for g in range(games)]
+        means[str(m)] = sum(v) / games
+        x = got[index[" ".join(rank_name(c) for c in m.layout)]]
+        assert abs(x["loss_probability"] - means[str(m)]) < 1e-12, str(m)
+    # Best first; equal figures keep the layout order.
+    order = sorted(range(len(moves)), key=lambda k: means[str(moves[k])])
+    assert ["up " + " ".join(sorted(x["face_up"], key=rank_sort)) for x in got] == [
+        str(moves[k]) for k in order]
+    rank_of = {"up " + " ".join(sorted(x["face_up"], key=rank_sort)): i
+               for i, x in enumerate(got)}
+    assert rank_of["up 2 10 A"] < rank_of["up 3 4 5"]
+    assert means["up 3 4 5"] - means["up 2 10 A"] > 0.15
+
+
+def rank_sort(card: str) -> int:
+    return parse_rank(card)
 
 
 def test_text_and_jobs_agree():

@@ -159,7 +159,9 @@ def write_graph(g: nx.DiGraph, path: str) -> None:
         with open(path, "w") as f:
             f.write("digraph palace {\n  node [shape=box, fontsize=10];\n")
             for v, d in g.nodes(data=True):
-                shape = {"chance": "circle", "terminal": "doubleoctagon"}.get(d["kind"], "box")
+                # A tree cut at its node budget ends in bare edge targets: boxes, no kind.
+                shape = {"chance": "circle",
+                         "terminal": "doubleoctagon"}.get(d.get("kind"), "box")
                 f.write(f'  "{v}" [label="{_esc(d.get("label", v))}", shape={shape}];\n')
             for a, b, d in g.edges(data=True):
                 lab = d.get("move") or f'{d["probability"]:.3f}'

@@ -1,0 +1,236 @@
+"""``palace analyze`` on one position and ``palace bench``, through the installed script: the
+default exact path, the table, ``--line``, ``--tree`` (read back with networkx), ``--time``,
+``--method sampled``, and exit status 2 with one line for invalid input.
+
+The figures are checked against the Python reference solver (exact fractions), not against
+numbers written here.
+"""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from pathlib import Path
+
+import networkx as nx
+import pytest
+from test_show_cli import palace_script
+
+from palace_solver.game.position import load_position, to_text
+from palace_solver.solve.solver import solve_exact
+
+ROOT = Path(__file__).resolve().parents[1]
+ENDGAME = str(ROOT / "examples" / "endgame.json")
+#: A two-player position whose whole graph is far past a 0.3 s budget (bench suite row
+#: 2p-h3u3d3-1, 50 M positions).
+BIG = ("standard | 5 Q K / 4 6 A / 3 ; 3 6 7 / 2 3 9 / 3 | pile A Q | burned 2 2 2 3 4 4 4 5 5 "
+       "5 6 7 7 7 8 8 8 9 9 9 10 10 10 J J J J Q Q K A A | draw 0 | to_move 0")
+
+
+def palace(*args, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([palace_script(), *args], capture_output=True, text=True,
+                          timeout=300, cwd=cwd)
+
+
+def reference(position: str):
+    """The Python reference solver's analysis (exact fractions)."""
+    return solve_exact(load_position(position).to_state(), engine="python")
+
+
+def _close(a, b, tol=1e-9):
+    return len(a) == len(b) and all(abs(float(x) - float(y)) <= tol for x, y in zip(a, b))
+
+
+def test_default_is_the_exact_solver():
+    r = palace("analyze", ENDGAME, "--json")
+    assert r.returncode == 0, r.stderr
+    js = json.loads(r.stdout)
+    ref = reference(ENDGAME)
+    assert js["method"] == "exact" and js["to_move"] == 0
+    assert _close(js["loss_probability"], ref.loss, 1e-12)
+    want = {str(m.move): m.loss for m in ref.moves}
+    got = {m["move"]: m["loss_probability"] for m in js["moves"]}
+    assert set(got) == set(want) and len(got) >= 2
+    for k in want:
+        assert _close(got[k], want[k], 1e-12), k
+    mover = [m["loss_probability"][0] for m in js["moves"]]
+    assert mover == sorted(mover) and js["best_move"] == js["moves"][0]["move"]
+    assert len({round(x, 9) for x in mover}) >= 2      # the moves do not all tie
+    assert all("ci95" not in m for m in js["moves"]) and "ci95" not in js
+
+
+def test_table_lists_every_move_best_first():
+    r = palace("analyze", ENDGAME)
+    assert r.returncode == 0, r.stderr
+    js = json.loads(palace("analyze", ENDGAME, "--json").stdout)
+    lines = r.stdout.splitlines()
+    pos = load_position(ENDGAME)
+    assert lines[0] == f"position: {to_text(pos)}"
+    assert lines[1].startswith("to move: me") and "method exact" in lines[2]
+    rows = [ln for ln in lines if ln[:2] in ("* ", "  ") and "%" in ln]
+    assert len(rows) == len(js["moves"])
+    assert rows[0].startswith("* ") and not any(x.startswith("* ") for x in rows[1:])
+    for row, m in zip(rows, js["moves"]):
+        cells = row[2:].split()
+        assert cells[0] == m["move"].split()[0]
+        shown = [float(c.rstrip("%")) for c in cells if c.endswith("%")]
+        assert _close(shown, [100 * x for x in m["loss_probability"]], 0.005 + 1e-9), row
+
+
+def test_line_follows_the_best_moves_and_branches_at_each_flip():
+    r = palace("analyze", ENDGAME, "--json", "--line")
+    assert r.returncode == 0, r.stderr
+    js = json.loads(r.stdout)
+    line = js["line"]
+    assert line[0]["move"] == js["best_move"] and line[0]["player"] == js["to_move"]
+    assert _close(line[0]["loss_probability"], js["loss_probability"])
+    flips = 0
+
+    def walk(nodes):
+        nonlocal flips
+        for x in nodes:
+            if x.get("branches"):
+                flips += 1
+                assert x["move"] == "flip"
+                ps = [b["probability"] for b in x["branches"]]
+                assert abs(sum(ps) - 1) < 1e-9
+                # A flip's figure is the average of what each card it may turn up leads to.
+                avg = [sum(b["probability"] * b["line"][0]["loss_probability"][i]
+                           for b in x["branches"]) for i in range(2)]
+                assert _close(avg, x["loss_probability"]), x
+                for b in x["branches"]:
+                    walk(b["line"])
+
+    walk(line)
+    assert flips >= 1
+    text = palace("analyze", ENDGAME, "--line")
+    assert text.returncode == 0 and "best line:" in text.stdout and "turns up" in text.stdout
+
+
+def test_tree_is_a_graph_networkx_reads_back(tmp_path):
+    path = tmp_path / "g.graphml"
+    r = palace("analyze", ENDGAME, "--tree", str(path), "--tree-nodes", "100000")
+    assert r.returncode == 0, r.stderr
+    assert f"graph written to {path}" in r.stdout
+    g = nx.read_graphml(path)
+    ref = reference(ENDGAME)
+    root = g.nodes["n0"]
+    assert root["kind"] == "decision" and root["player"] == 0
+    assert _close([root["loss0"], root["loss1"]], ref.loss, 1e-12)
+    assert {d["move"] for _, _, d in g.out_edges("n0", data=True)} == {str(m.move)
+                                                                      for m in ref.moves}
+    kinds = {d["kind"] for _, d in g.nodes(data=True)}
+    assert kinds == {"decision", "chance", "terminal"}
+    checked = 0
+    for v, d in g.nodes(data=True):
+        if d["kind"] == "chance":
+            ps = [e["probability"] for _, _, e in g.out_edges(v, data=True)]
+            assert abs(sum(ps) - 1) < 1e-9
+        if d["kind"] != "decision":
+            continue
+        # A decision's value is the best of its moves for the player to move.
+        p = d["player"]
+        vals = []
+        for _, w, e in g.out_edges(v, data=True):
+            wd = g.nodes[w]
+            if wd["kind"] == "chance":
+                vals.append(sum(e2["probability"] * _loss(g.nodes[x], p)
+                                for _, x, e2 in g.out_edges(w, data=True)))
+            else:
+                vals.append(_loss(wd, p))
+        if vals:
+            assert abs(min(vals) - d[f"loss{p}"]) < 1e-9, v
+            checked += 1
+    assert checked == sum(d["kind"] == "decision" for _, d in g.nodes(data=True))
+    # DOT, and a tree cut at a node budget (its last nodes are bare edge targets).
+    dot = tmp_path / "g.dot"
+    r = palace("analyze", ENDGAME, "--tree", str(dot), "--tree-nodes", "50")
+    assert r.returncode == 0, r.stderr
+    text = dot.read_text()
+    assert text.startswith("digraph palace {") and text.rstrip().endswith("}")
+    assert text.count("->") == int(r.stdout.split(" edges)")[0].split()[-1])
+
+
+def _loss(node: dict, p: int) -> float:
+    if "loss0" in node:
+        return node[f"loss{p}"]
+    return float(node["label"].split()[1 + p].rstrip("%")) / 100  # terminal: "loss a b"
+
+
+def test_time_budget_exact_when_it_fits_else_depth_limited():
+    r = palace("analyze", ENDGAME, "--json", "--time", "5")
+    js = json.loads(r.stdout)
+    assert r.returncode == 0 and js["method"] == "exact"
+    assert _close(js["loss_probability"], reference(ENDGAME).loss, 1e-12)
+    r = palace("analyze", BIG, "--json", "--time", "0.3", "--hash", "16")
+    assert r.returncode == 0, r.stderr
+    js = json.loads(r.stdout)
+    assert js["method"] == "depth_limited" and js["stats"]["depth"] >= 1
+    assert {m["move"] for m in js["moves"]} == {"Q", "K", "pickup"}
+    for m in js["moves"]:
+        assert abs(sum(m["loss_probability"]) - 1) < 1e-9
+        assert all(0 < x < 1 for x in m["loss_probability"])
+
+
+def test_sampled_method_gives_intervals_per_move():
+    pos = ("standard | me: 3 7 7 / A 10 / 3 ; bob: K K ?3 / 2 / 3 | pile 5 6 6 "
+           "| burned 10 4 4 4 4 | draw 27 | to_move 0")
+    r = palace("analyze", pos, "--json", "--method", "sampled", "--samples", "12", "--seed",
+               "1")
+    assert r.returncode == 0, r.stderr
+    js = json.loads(r.stdout)
+    assert js["method"] == "sampled" and js["samples"] == 12
+    for m in js["moves"]:
+        assert len(m["ci95"]) == 2
+        for (lo, hi), x in zip(m["ci95"], m["loss_probability"]):
+            assert lo <= x <= hi
+    table = palace("analyze", pos, "--method", "sampled", "--samples", "12", "--seed", "1")
+    assert "±" in table.stdout and "12 samples" in table.stdout
+
+
+@pytest.mark.parametrize("position,fragment", [
+    ("standard | 3 ?2 / 4 / 3 ; - / 9 / 3 | draw 36 | to_move 0",
+     "empty hand while the draw pile holds 36 cards"),
+    ("jokers+two_decks | 3 / 4 / 3 ; 5 / 9 / 3 | draw 36 | to_move 0",
+     "cannot be combined with two_decks"),
+    ("standard | 3 3 3 3 3 / - / 0 ; 4 / - / 0 | to_move 0", "5 cards of rank 3"),
+    ("standard | 3 / 4 / 3 ; 5 / 9 / 3 | draw 42 | to_move 7", "to_move 7 is out of range"),
+    ("{not json", "bad JSON"),
+    ("/no/such/file.json", "no such file"),
+])
+def test_invalid_position_exits_2_with_one_line(position, fragment):
+    r = palace("analyze", position)
+    assert r.returncode == 2
+    assert r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("palace: ") and fragment in lines[0], lines
+    assert "Traceback" not in r.stderr
+
+
+def test_bench_quick_on_a_subset(tmp_path):
+    """``palace bench --quick`` runs the whole suite in about 30 s; the same code path on
+    the first two positions of the suite, and on a suite file of one's own."""
+    r = palace("bench", "--quick", "--limit", "2", "--hash", "16", "--json")
+    assert r.returncode == 0, r.stderr
+    js = json.loads(r.stdout)
+    rows = js["rows"]
+    assert [x["name"] for x in rows] == ["2p-h1u1d1-0", "2p-h1u1d1-1"]
+    for row in rows:
+        assert row["exact"]["solved"] and row["exact"]["nodes"] > 0
+        d = row["deepening"]["0.2"]
+        assert d["depth"] >= 1 and d["nodes"] > 0
+        assert row["plain"]["depth"] >= 1 and row["plain"]["ratio"] > 0
+    assert js["summary"]["largest_exact_within_10s"]["name"] in {"2p-h1u1d1-0", "2p-h1u1d1-1"}
+    assert r.stderr.splitlines() == ["[1/2] 2p-h1u1d1-0", "[2/2] 2p-h1u1d1-1"]
+    # One's own suite file, and the table output.
+    suite = tmp_path / "suite.jsonl"
+    pos = load_position(ENDGAME)
+    suite.write_text(json.dumps({"name": "endgame", "position": pos.to_json()}) + "\n")
+    r = palace("bench", "--quick", "--hash", "16", "--suite", str(suite))
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.splitlines()
+    assert out[0].split()[:3] == ["position", "exact", "s"]
+    row = next(x for x in out if x.startswith("endgame "))
+    nodes = int(row.split()[2].replace(",", ""))
+    assert nodes == reference(ENDGAME).stats["nodes"]
+    assert not math.isnan(float(row.split()[1]))
