@@ -70,10 +70,18 @@ def test_three_and_four_players_equal_plain_value_iteration():
         assert cg.build(max_nodes=10 ** 6)
         cg.solve()
         assert cg.node_count() == len(g)
-        for u in range(cg.node_count()):
+        seen, todo = {0}, [0]            # a node's state is known once an edge reaches it
+        while todo:
+            u = todo.pop()
             want = g.value[g.ids[cg.node_state(u).key()]]
             assert all(abs(float(x) - y) <= 1e-12 for x, y in zip(want, cg.node_value(u))), (
                 n, i, u)
+            for _, outs in cg.node_edges(u):
+                for _, t in outs:
+                    if not isinstance(t, tuple) and t not in seen:
+                        seen.add(t)
+                        todo.append(t)
+        assert len(seen) == len(g)
         # The compiled solver's answer, move by move.
         c = solve_exact(s, engine="cython")
         assert c.method == "exact"

@@ -195,9 +195,11 @@ def summary(rows, limits=(10.0, 60.0)) -> dict:
                    "solve_seconds": round(sum(c[k]["solve_seconds"] for c in both), 3),
                    "positions": sum(c[k]["nodes"] for c in both)} for k in keys}
         for k, t in tot.items():
-            t["positions_per_second"] = round(t["positions"] / t["seconds"])
-            t["build_positions_per_second"] = round(t["positions"] / t["build_seconds"])
-            t["solve_positions_per_second"] = round(t["positions"] / t["solve_seconds"])
+            # Sums rounded to the millisecond: a suite of tiny positions can sum to 0.
+            for name, sec in (("positions_per_second", "seconds"),
+                              ("build_positions_per_second", "build_seconds"),
+                              ("solve_positions_per_second", "solve_seconds")):
+                t[name] = round(t["positions"] / t[sec]) if t[sec] else None
             t["bytes_per_position"] = round(sum(c[k]["bytes_per_position"] * c[k]["nodes"]
                                                 for c in both) / t["positions"], 1)
             t["build_bytes_per_position"] = round(
