@@ -324,3 +324,14 @@ def test_help_works_at_every_setup_prompt_and_answers_are_checked_at_once(tmp_pa
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_a_hint_can_be_cancelled_from_another_thread():
+    import threading
+    s = two()
+    s.apply("bob 5")
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    h = s.hint(60.0, cancel=stop)
+    assert not h["ok"] and h["cancelled"] and "cancelled" in h["message"]
+    assert s.events == ["bob 5"]

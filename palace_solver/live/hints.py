@@ -381,6 +381,7 @@ def _layout_job(rules_json, n, me, deal, others_up, time_budget, seed) -> dict:
 
 def _child_main(conn, target, args):
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     try:
         conn.send(target(*args))
     except _Unavailable as e:
@@ -402,7 +403,13 @@ def run_child(target, args, limit: float, cancel=None) -> dict:
     t0 = time.perf_counter()
     res = None
     try:
-        proc.start()
+        # Ctrl-C during the fork would be lost (raised in an at-fork handler, where Python
+        # ignores exceptions): held back until the child runs, then raised here.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            proc.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         child.close()
         while res is None:
             left = t0 + limit - time.perf_counter()
