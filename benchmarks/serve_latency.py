@@ -28,10 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from webutil import Server, strip_timing  # noqa: E402
+from webutil import Server, strip_timing
 
-from palace_solver.analysis import analyze  # noqa: E402
-from palace_solver.game.position import load_position  # noqa: E402
+from palace_solver.analysis import analyze
+from palace_solver.game.position import load_position
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "endgame.json"
 SAMPLED = ("standard | me: 3 7 7 / A 10 / 3 ; bob: K K ?3 / 2 / 3 | pile 5 6 6 "
@@ -66,7 +66,7 @@ def main() -> None:
                       f"{1000 * statistics.median(own):.1f} ms")
                 t0 = time.perf_counter()
                 with ThreadPoolExecutor(args.n) as ex:
-                    answers = list(ex.map(lambda _: server.request("/api/analyze", body),
+                    answers = list(ex.map(lambda _, b=body: server.request("/api/analyze", b),
                                           range(args.n)))
                 wall = time.perf_counter() - t0
                 same = all(s == 200 and strip_timing(a) == want for s, a in answers)

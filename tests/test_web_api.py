@@ -5,7 +5,10 @@ follow the same session files as ``palace live``."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -387,3 +390,56 @@ def test_live_bad_ids(client, path, status):
 def test_live_bad_setup_is_400(client):
     r = client.post("/api/live", json={"names": "me bob", "hand": "9 9", "up": "me: 2 J Q; bob: 4 4 A"})
     assert r.status_code == 400 and r.json()["error"] == "your hand has 2 cards; it should have 3"
+
+
+def test_closing_the_stream_cancels_its_analysis(server):
+    before = server.request("/api/status")[1]
+    body = json.dumps({"position": SAMPLED, "samples": 1_000_000}).encode()
+    host, port = server.url.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)))
+    sock.sendall(b"POST /api/analyze/stream HTTP/1.1\r\nHost: x\r\n"
+                 b"Content-Type: application/json\r\n"
+                 + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    assert b"200 OK" in sock.recv(4096)
+    _wait(server, lambda st: st["running"] == before["running"] + 1)
+    sock.close()
+    st = _wait(server, lambda st: st["running"] == before["running"])
+    assert st["cancelled"] >= before["cancelled"]
+    assert st["finished"] == before["finished"]
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/cmdline", "rb") as f:
+                    if text.encode() in f.read():
+                        out.append(int(d))
+            except OSError:
+                pass
+    return out
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+def test_no_analysis_outlives_a_killed_server(tmp_path):
+    s = Server(tmp_path, "--max-seconds", "60")
+    try:
+        def long_analysis():
+            try:
+                s.request("/api/analyze", {"position": SAMPLED, "samples": 1_000_000},
+                          timeout=30)
+            except OSError:
+                pass            # the server is killed under it
+        t = threading.Thread(target=long_analysis, daemon=True)
+        t.start()
+        _wait(s, lambda st: st["running"] == 1)
+        # the forkserver and the analysis run with this test's folder on their path
+        assert len(_processes_mentioning(str(tmp_path))) >= 3
+    finally:
+        os.killpg(s.proc.pid, signal.SIGKILL)
+        s.proc.wait(10)
+    deadline = time.monotonic() + 10
+    while _processes_mentioning(str(tmp_path)):
+        assert time.monotonic() < deadline, "an analysis outlived its server"
+        time.sleep(0.1)

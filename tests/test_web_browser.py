@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -277,3 +278,27 @@ def test_live_from_the_deal_choose_the_face_up_cards(page, server, shots):
     assert "waiting for the face-up cards" not in pg.inner_text("#live-status")
     events = pg.eval_on_selector_all("#events li", "ls => ls.map(l => l.textContent)")
     assert events == ["me up 10 K A", "bob up 5 9 J"]
+
+
+def test_a_closed_tab_cancels_its_analysis(browser, server):
+    hidden = ("standard | me: 3 7 7 / A 10 / 3 ; bob: K K ?3 / 2 / 3 | pile 5 6 6 "
+              "| burned 10 4 4 4 4 | draw 27 | to_move 0")
+    before = server.request("/api/status")[1]
+    pg = browser.new_page()
+    pg.goto(server.url + "/#/board")
+    pg.wait_for_selector("#check.ok")
+    pg.click("#export summary")
+    pg.fill("#paste", hidden)
+    tap(pg, "#load")
+    pg.wait_for_selector("#check.ok")
+    for key, value in (("samples", "1000000"), ("time", "200")):
+        pg.fill(f"#opt-{key}", value)
+        pg.dispatch_event(f"#opt-{key}", "change")
+    pg.click("#analyze")
+    pg.wait_for_selector("#progress progress[value]")   # samples are coming in
+    assert server.request("/api/status")[1]["running"] == before["running"] + 1
+    pg.close()
+    deadline = time.monotonic() + 15
+    while server.request("/api/status")[1]["running"] != before["running"]:
+        assert time.monotonic() < deadline, "the analysis of the closed tab still runs"
+        time.sleep(0.05)

@@ -28,6 +28,7 @@ import multiprocessing as mp
 import os
 import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass
 
@@ -51,10 +52,12 @@ class AnalysisCancelled(AnalysisFailed):
     """The client went away; the child was killed."""
 
 
-def _child(conn, kind: str, payload: dict, options: dict) -> None:
+def _child(conn, kind: str, payload: dict, options: dict, limit: float,
+           server_pid: int) -> None:
     """Runs in the child: ``kind`` ``analyze`` (``payload`` a position's JSON; progress
     reported at most ten times a second) or ``hint`` (``payload`` a live session's JSON:
-    its hint, as ``palace live`` gives it)."""
+    its hint, as ``palace live`` gives it). Ends itself after ``limit`` seconds and when
+    the server is gone, whatever happened to the server (:func:`_watch`)."""
     from palace_solver.analysis import analyze
     from palace_solver.game.position import Position
 
@@ -63,6 +66,7 @@ def _child(conn, kind: str, payload: dict, options: dict) -> None:
         os.setpgid(0, 0)
     except OSError:  # pragma: no cover
         pass
+    _watch(server_pid, limit)
 
     last = [0.0]
 
@@ -93,6 +97,24 @@ def _child(conn, kind: str, payload: dict, options: dict) -> None:
         conn.send(("error", msg))
     finally:
         conn.close()
+
+
+def _watch(server_pid: int, limit: float) -> None:
+    """A thread that ends this process after ``limit`` seconds, or as soon as the server
+    (``server_pid``) is gone: no analysis outlives a server that was killed. (The
+    forkserver cannot tell: each child holds the pipe that keeps it alive.)"""
+    def watch():
+        end = time.monotonic() + limit
+        while time.monotonic() < end:
+            try:
+                os.kill(server_pid, 0)
+            except ProcessLookupError:
+                break
+            except PermissionError:  # pragma: no cover - alive, another user's now
+                pass
+            time.sleep(0.5)
+        os._exit(3)
+    threading.Thread(target=watch, daemon=True).start()
 
 
 @contextlib.contextmanager
@@ -241,7 +263,9 @@ class Runner:
         parent, child = ctx.Pipe(duplex=False)
         # A hint starts a child of its own, which a daemonic process may not; every job is
         # killed in the ``finally`` below anyway.
-        proc = ctx.Process(target=_child, args=(child, kind, payload, options),
+        proc = ctx.Process(target=_child,
+                           args=(child, kind, payload, options, self.max_seconds + 5.0,
+                                 os.getpid()),
                            daemon=kind != "hint")
         loop = asyncio.get_running_loop()
         readable = asyncio.Event()
@@ -289,7 +313,7 @@ class Runner:
                         await progress(None, None, now - t0)
                 try:
                     await asyncio.wait_for(readable.wait(), max(0.01, next_check - now))
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
         finally:
             # No await here: under cancellation every await would be cancelled again.
