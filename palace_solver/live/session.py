@@ -928,7 +928,7 @@ class Session:
             wait = self.waiting_layouts()
             others = [self.names[p] for p in wait if p != self.me]
             who = (["you"] if self.me in wait else []) + others
-            eg = ([f"'up {' '.join(['?'] * self.rules.zone_size)}' for yours"]
+            eg = ([f"'up {' '.join(['10', 'A', 'K', 'Q'][:self.rules.zone_size])}' for yours"]
                   if self.me in wait else []) + ([f"'{others[0]} up 5 9 J'"] if others else [])
             return ("waiting for the face-up cards of "
                     + (" and ".join(who) if len(who) < 3 else
