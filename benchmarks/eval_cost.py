@@ -6,13 +6,19 @@ search would call it).
 
     python benchmarks/eval_cost.py [--positions 2000] [--reps 200]
 
-Positions: decision nodes of greedy self-play games, 2-5 players (seeded).
+Positions: decision nodes of greedy self-play games, 2-5 players (seeded). Times are CPU
+time of this process (the machine is shared: waiting for a core does not count).
 """
-import argparse
-import random
-import sys
-import time
-from pathlib import Path
+import os
+
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+import argparse  # noqa: E402
+import random  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -55,12 +61,12 @@ def main() -> None:
     c = _engine.eval_cost(cs, args.reps)
     w, meta = load_weights(_engine._default_weights_path())
     py_reps = max(1, min(3, args.reps))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for _ in range(py_reps):
         for s in states:
             _, x = state_rows(s)
             probs(w, x[None])
-    py = (time.perf_counter() - t0) / (py_reps * len(states)) * 1e9
+    py = (time.process_time() - t0) / (py_reps * len(states)) * 1e9
     print(f"{len(states)} positions, network {meta.get('h1')}x{meta.get('h2')}")
     print(f"card count, compiled:      {c['cardcount_ns']:10.0f} ns a call")
     print(f"learned, compiled:         {c['learned_ns']:10.0f} ns a call "

@@ -6,8 +6,8 @@ play with one evaluation, against greedy or against det with another evaluation.
     python benchmarks/eval_match.py det:learned det:cardcount --starts 200 --jobs 2
 
 Agents: ``greedy``, ``lowest``, ``random``, or ``det:MODE`` (DetBot with ``draw_limit=None``
-and the horizon evaluation MODE: cardcount, learned, auto; the mode is switched around each
-of its decisions, so two det agents with different modes can meet), ``detg:MODE`` (the same
+and the horizon evaluation MODE: cardcount, learned, auto; DetBot switches the mode around
+each of its searches, so two det agents with different modes can meet), ``detg:MODE`` (the same
 bot playing greedy while the draw pile holds cards). Starts are the tournament's full-deal
 starts (benchmarks/tournament.py: a seeded deal, greedy layouts); each is played twice,
 seats swapped, with the same chance cards (common random numbers). Score of A: 1 - A's mean
@@ -28,34 +28,9 @@ from tournament import _play, make_start  # noqa: E402
 from palace_solver import _engine  # noqa: E402
 from palace_solver.agents.method_bots import DetBot  # noqa: E402
 from palace_solver.jobs.batch import run_batch, task_seed  # noqa: E402
+from palace_solver.learn.model import load_weights  # noqa: E402
 from palace_solver.sample.policies import make_bot  # noqa: E402
 from palace_solver.sample.stats import mean_ci  # noqa: E402
-
-
-class ModeBot:
-    """A bot whose decisions run under one horizon evaluation mode."""
-
-    def __init__(self, bot, mode: str):
-        self.bot, self.mode, self.name = bot, mode, bot.name
-
-    @property
-    def tracker(self):
-        return self.bot.tracker
-
-    @tracker.setter
-    def tracker(self, t):
-        self.bot.tracker = t
-
-    @property
-    def stats(self):
-        return self.bot.stats
-
-    def choose(self, state, rng):
-        old = _engine.set_eval_mode(self.mode)
-        try:
-            return self.bot.choose(state, rng)
-        finally:
-            _engine.set_eval_mode(old)
 
 
 def make_agent(spec: str, budget: dict, seed: int):
@@ -63,12 +38,20 @@ def make_agent(spec: str, budget: dict, seed: int):
     if kind in ("det", "detg"):
         bot = DetBot(seed, samples=budget["samples"], deal_nodes=budget["nodes"],
                      exact_mode_nodes=budget["exact_nodes"], draw_nodes=budget["nodes"],
-                     draw_limit=None if kind == "det" else 0)
-        return ModeBot(bot, mode or "cardcount")
+                     draw_limit=None if kind == "det" else 0, eval_mode=mode or "learned")
+        return bot
     return make_bot(spec)
 
 
+def _use_weights(path):
+    if path and _engine.eval_weights_loaded() != path:
+        w, _ = load_weights(path)
+        _engine.load_eval_weights(*(w[k] for k in ("w1", "b1", "w2", "b2", "w3")),
+                                  source=path)
+
+
 def play_task(task: dict) -> dict:
+    _use_weights(task["budget"].get("weights"))
     names = [task["b"], task["a"]] if task["swap"] else [task["a"], task["b"]]
     start, tracker, _ = make_start("full", task["start"])
     bots = [make_agent(nm, task["budget"], task_seed(task["seed"], f"{task['id']}/{i}"))
@@ -96,12 +79,16 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=3000, help="det: nodes per deal")
     ap.add_argument("--exact-nodes", type=int, default=30000,
                     help="det: nodes when no hand card is hidden")
+    ap.add_argument("--weights", default=None,
+                    help="weights file of the learned evaluation (default: the shipped one)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the games")
     ap.add_argument("--jobs", type=int, default=1, help="local processes")
     ap.add_argument("--output", default=None, help="resumable JSONL of finished games")
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = ap.parse_args()
     budget = {"samples": args.samples, "nodes": args.nodes, "exact_nodes": args.exact_nodes}
+    if args.weights:
+        budget["weights"] = str(Path(args.weights).resolve())
     tasks = [{"id": 2 * i + sw, "a": args.a, "b": args.b, "start": args.first + i,
               "swap": sw, "seed": args.seed, "budget": budget}
              for i in range(args.starts) for sw in (0, 1)]

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from palace_solver.learn import selfplay  # noqa: E402
+from palace_solver.learn import exactdata, selfplay  # noqa: E402
 from palace_solver.learn.model import load_weights, save_weights  # noqa: E402
 from palace_solver.learn.train import errors, group, read_dataset, train  # noqa: E402
 
@@ -45,12 +45,26 @@ def cmd_data(args) -> None:
     extra = {}
     if args.mix == "det":
         extra = {"samples": args.samples, "nodes": args.nodes}
+        if args.weights:
+            extra["weights"] = str(Path(args.weights).resolve())
     tasks = selfplay.dataset_tasks(args.games, seed=args.seed, mix=args.mix,
                                    per_task=args.per_task, players=_players(args.players),
                                    standard=args.standard, keep=args.keep,
                                    eval_mode=args.eval_mode, **extra)
     res = selfplay.generate(tasks, jobs=args.jobs, ray=args.ray, output=args.output,
                             progress=True)
+    print(json.dumps({"games": sum(r["games"] for r in res),
+                      "positions": sum(r["positions"] for r in res)}))
+
+
+def cmd_exact(args) -> None:
+    tasks = exactdata.exact_tasks(args.games, seed=args.seed, mix=args.mix,
+                                  per_task=args.per_task, players=_players(args.players),
+                                  standard=args.standard, keep=args.keep,
+                                  max_cards=args.max_cards, max_nodes=args.max_nodes,
+                                  extra=args.extra)
+    res = exactdata.generate_exact(tasks, jobs=args.jobs, ray=args.ray, output=args.output,
+                                   progress=True)
     print(json.dumps({"games": sum(r["games"] for r in res),
                       "positions": sum(r["positions"] for r in res)}))
 
@@ -73,6 +87,9 @@ def _print_report(rep) -> None:
     print(f"{'held-out positions':<22} {'n':>8}  {'learned mse/logloss':>20}  "
           f"{'card count':>15}  {'constant':>15}")
     for name, r in rep.items():
+        if not r["learned"]["positions"]:
+            continue
+
         def f(k):
             return f"{r[k]['mse']:.4f}/{r[k]['logloss']:.4f}"
         print(f"{name:<22} {r['learned']['positions']:>8}  {f('learned'):>20}  "
@@ -126,10 +143,33 @@ def main() -> None:
                    help="horizon evaluation of the det mix (cardcount, learned, auto)")
     d.add_argument("--samples", type=int, default=2, help="det mix: deals per decision")
     d.add_argument("--nodes", type=int, default=2000, help="det mix: nodes per deal")
+    d.add_argument("--weights", default=None,
+                   help="det mix: weights file of the learned evaluation (default: shipped)")
     d.add_argument("--jobs", type=int, default=1, help="local processes")
     d.add_argument("--ray", default=None, help="Ray address (auto, local, HOST:PORT)")
     d.add_argument("--output", required=True, help="batch output file (resumable)")
     d.set_defaults(fn=cmd_data)
+    x = sub.add_parser("exact", help="late positions of self-play, labelled exactly")
+    x.add_argument("--mix", choices=("greedy", "mixed", "det"), default="greedy",
+                   help="who plays (palace_solver/learn/selfplay.py)")
+    x.add_argument("--games", type=int, default=1000, help="games to play")
+    x.add_argument("--seed", type=int, default=0, help="data set seed")
+    x.add_argument("--per-task", type=int, default=20, help="games per batch task")
+    x.add_argument("--players", default="2:3,3:1", help="player counts and their weights")
+    x.add_argument("--standard", type=float, default=0.8,
+                   help="share of games under the standard rules")
+    x.add_argument("--keep", type=float, default=0.5,
+                   help="probability of solving each eligible position")
+    x.add_argument("--max-cards", type=int, default=10,
+                   help="eligible: at most this many cards left in the players' zones")
+    x.add_argument("--max-nodes", type=int, default=50_000,
+                   help="skip positions whose game graph is larger")
+    x.add_argument("--extra", type=int, default=16,
+                   help="other positions of each solved graph to label")
+    x.add_argument("--jobs", type=int, default=1, help="local processes")
+    x.add_argument("--ray", default=None, help="Ray address (auto, local, HOST:PORT)")
+    x.add_argument("--output", required=True, help="batch output file (resumable)")
+    x.set_defaults(fn=cmd_exact)
     t = sub.add_parser("train", help="fit the network, print held-out errors")
     t.add_argument("data", nargs="+", help="data set files")
     t.add_argument("--h1", type=int, default=64, help="first hidden layer")

@@ -45,7 +45,7 @@
 from libc.stdlib cimport malloc, free
 from libc.math cimport exp
 
-cdef int EVAL_MODE = EV_CARDCOUNT     # see set_eval_mode
+cdef int EVAL_MODE = EV_AUTO          # see set_eval_mode
 cdef int EV_H1 = 0                     # hidden sizes of the loaded network (0 = none)
 cdef int EV_H2 = 0
 cdef float* EV_W1 = NULL               # EV_IN x H1, input-major (row i = input i)
@@ -366,8 +366,8 @@ cdef int ensure_eval_ready() except -1:
 
 def set_eval_mode(mode):
     """The horizon evaluation of every compiled search: "cardcount" (the softmax of cards
-    left), "learned" (the network), or "auto" (the network while the draw pile holds
-    cards, the card count once it is empty). Returns the previous mode. Loads the shipped
+    left), "learned" (the network), or "auto" (the default: the network while the draw
+    pile holds cards, the card count once it is empty). Returns the previous mode. Loads the shipped
     weights at the first switch to a mode that needs them.
 
     :raises ValueError: for another name.

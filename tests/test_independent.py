@@ -21,6 +21,7 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
+from evalmode import cardcount_eval
 from exact_gen import random_exact_state, random_rules, table_case
 from plain_solvers import PlainGraph, PlainSearch, TooBig, horizon_eval
 
@@ -134,6 +135,12 @@ def _depth_cases(rng, n, count):
 
 
 def test_depth_limited_search_equals_plain_expectiminimax():
+    # PlainSearch mirrors the card-count horizon evaluation: force it, whatever the default
+    with cardcount_eval():
+        _depth_limited_search_equals_plain_expectiminimax()
+
+
+def _depth_limited_search_equals_plain_expectiminimax():
     rng = random.Random(2026)
     cases = [(2, s) for s in _depth_cases(rng, 2, 24)] + [(3, s) for s in _depth_cases(rng, 3, 8)]
     eng = _module()

@@ -20,10 +20,13 @@ machine.
 Ties between moves (within ``TIE``) go to the ``greedy`` bot's choice, so where the search
 sees no difference the bot keeps its specials as ``greedy`` does. Forced moves are played
 without search, face-up layouts are ``greedy``'s, and while the draw pile holds more than
-``draw_limit`` cards the bot plays ``greedy`` (None: search always). Why: the horizon
-evaluation is fitted on positions without a draw pile; with one, measured against
-``greedy`` over full deals, the depth-limited search lost (scores 0.41-0.46), and deeper
-was worse.
+``draw_limit`` cards the bot plays ``greedy`` (None: search always). The horizon evaluation
+is ``eval_mode`` (default ``"learned"``: the network of ``ext/evaluate.pxi``, switched on
+around the bot's searches; None keeps the module's mode). Measured against ``greedy`` on
+the same 200 full-deal starts, seats swapped, 4 deals of 3,000 nodes
+(benchmarks/eval_match.py; benchmarks/RESULTS-eval.md): greedy in the draw phase, 0.542
+with the card count and 0.610 with the learned evaluation; searching from the first play,
+0.466 and 0.539. Searching in the draw phase still costs, hence ``draw_limit=0``.
 
 ``ismcts`` (:class:`IsmctsBot`): SO-ISMCTS (:mod:`palace_solver.sample.ismcts`, greedy playouts)
 on the same view, ``iterations`` per decision, with the same ``draw_limit`` rule (with the
@@ -181,8 +184,9 @@ class DetBot(_Base):
     def __init__(self, seed: int = 0, samples: int = 8, deal_nodes: int = 10_000,
                  exact_mode_nodes: int = 30_000, draw_nodes: int = 2000,
                  draw_limit: int | None = 0, hash_mb: float = 2.0,
-                 safety_seconds: float = 1.0):
+                 safety_seconds: float = 1.0, eval_mode: str | None = "learned"):
         super().__init__(seed, draw_limit)
+        self.eval_mode = eval_mode
         self.samples, self.deal_nodes, self.draw_nodes = samples, deal_nodes, draw_nodes
         self.exact_mode_nodes = exact_mode_nodes
         self.hash_mb, self.safety_seconds = hash_mb, safety_seconds
@@ -240,12 +244,20 @@ class DetBot(_Base):
         sums: dict = {}
         order: list = []
         solved: dict = {}
-        for _ in range(k):
-            det = determinize(state, me, known, drng)
-            key = det.key()
-            vals = solved.get(key)
-            if vals is None:
-                vals = solved[key] = self._solve(det, budget)[0]
+        old_mode = self._eng.set_eval_mode(self.eval_mode) if self.eval_mode else None
+        try:
+            dets = []
+            for _ in range(k):
+                det = determinize(state, me, known, drng)
+                key = det.key()
+                if key not in solved:
+                    solved[key] = self._solve(det, budget)[0]
+                dets.append(key)
+        finally:
+            if old_mode is not None:
+                self._eng.set_eval_mode(old_mode)
+        for key in dets:
+            vals = solved[key]
             for mv, v in vals:
                 if mv not in sums:
                     sums[mv] = [0.0] * state.n

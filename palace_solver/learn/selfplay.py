@@ -21,7 +21,8 @@ Mixes (``mix``), each seat drawn independently per game:
   positions greedy never reaches;
 - ``det``: the determinization bot (:class:`palace_solver.agents.method_bots.DetBot`,
   searching from the first play, ``draw_limit=None``) with the horizon evaluation given by
-  ``eval_mode`` in every seat, a small node budget, and greedy in one seat in four.
+  ``eval_mode`` (and ``weights``, a weights file, for the learned one) in every seat, a
+  small node budget, and greedy in one seat in four.
 
 Rules: the standard rules in ``standard`` of the games (default 0.8), else one or two play
 variants drawn from :data:`VARIANT_SAMPLE`. Player counts from ``players`` (weights).
@@ -105,7 +106,7 @@ def _game_config(task: dict, g: int):
                                    deal_nodes=task.get("nodes", 2000),
                                    exact_mode_nodes=task.get("nodes", 2000),
                                    draw_nodes=task.get("nodes", 2000), draw_limit=None,
-                                   hash_mb=1.0))
+                                   hash_mb=1.0, eval_mode=None))
         else:
             raise ValueError(f"unknown mix {mix!r}")
     return n, rules, bots
@@ -154,8 +155,18 @@ def _play(task: dict, g: int, out: dict) -> int:
     return len(kept)
 
 
+def use_weights(path) -> None:
+    """Load a weights file into the compiled evaluation unless it is loaded already."""
+    if path and _engine.eval_weights_loaded() != path:
+        from .model import load_weights
+        w, _ = load_weights(path)
+        _engine.load_eval_weights(*(w[k] for k in ("w1", "b1", "w2", "b2", "w3")),
+                                  source=path)
+
+
 def selfplay_task(task: dict) -> dict:
     """One task of :func:`dataset_tasks`: its games' positions (module docstring)."""
+    use_weights(task.get("weights"))
     old = _engine.set_eval_mode(task.get("eval_mode", "cardcount"))
     try:
         out = {k: [] for k in ("nact", "pb", "pub", "y", "game", "ply")}
