@@ -927,7 +927,7 @@ cdef class ExactGraph:
                 el = time.perf_counter() - t0
                 if el > seconds:
                     self.stop_reason = "time"
-                elif (i < self.N and el > 0.002 and el + (self.N - i) * el / i
+                elif (i < self.N and i >= 20000 and el + (self.N - i) * el / i
                       + self.N * solve_seconds_per_node > seconds):
                     self.stop_reason = "time predicted"
             elif max_bytes > 0 and self._build_bytes() > max_bytes:
