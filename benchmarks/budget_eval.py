@@ -9,9 +9,11 @@ exact best move, its regret and its value error, on exact-mode positions whose w
     python benchmarks/budget_eval.py --fit sizes.jsonl    # refit solve/compiled.py's _FIT
 
 ``--make`` draws random exact-mode positions (two and three players, tests/exact_gen.py's
-generator), solves each whole graph and keeps those of 0.3 M to 25 M positions, with every
-move's exact loss, in ``benchmarks/positions/budget_eval.jsonl`` (every attempt, kept or
-not, goes to ``benchmarks/positions/graph_sizes.jsonl`` for ``--fit``).
+generator), solves each whole graph and keeps those of 0.3 M to 25 M positions where the
+choice matters (some move is worse than the best), with every move's exact loss, in
+``benchmarks/positions/budget_eval.jsonl`` (every graph built, kept or not, goes to
+``benchmarks/positions/graph_sizes.jsonl`` for ``--fit``). A 0.05 s search first skips
+positions where every move looks the same (about five in six of those drawn).
 
 For each position and budget the analysis runs as ``palace analyze POS --time T`` does
 (:func:`palace_solver.analysis.analyze`) and is scored against the exact values:
@@ -41,7 +43,14 @@ POSITIONS = ROOT / "benchmarks" / "positions" / "budget_eval.jsonl"
 SIZES = ROOT / "benchmarks" / "positions" / "graph_sizes.jsonl"
 
 
-def make(count: int, seed: int, lo: int, hi: int, seconds: float, threads: int) -> None:
+def _decides(moves, mover) -> bool:
+    """Whether the choice matters: some move is worse than the best for the mover."""
+    vals = [m[1][mover] for m in moves]
+    return len(vals) > 1 and max(vals) - min(vals) > 1e-9
+
+
+def make(count: int, seed: int, lo: int, hi: int, seconds: float, threads: int,
+         out_path=None, sizes_path=None) -> None:
     from exact_gen import random_exact_state
 
     from palace_solver import _engine as eng
@@ -49,10 +58,14 @@ def make(count: int, seed: int, lo: int, hi: int, seconds: float, threads: int) 
     from palace_solver.game.rules import Rules
     from palace_solver.solve.compiled import predict_nodes
 
+    from palace_solver.solve.deepening import search_deepening
+
     rng = random.Random(seed)
-    kept = [json.loads(x) for x in POSITIONS.read_text().splitlines()] if POSITIONS.exists() else []
+    out_path = pathlib.Path(out_path or POSITIONS)
+    kept = ([json.loads(x) for x in out_path.read_text().splitlines()] if out_path.exists()
+            else [])
     t_end = time.time() + seconds
-    with open(SIZES, "a") as sizes, open(POSITIONS, "a") as out:
+    with open(sizes_path or SIZES, "a") as sizes, open(out_path, "a") as out:
         while len(kept) < count and time.time() < t_end:
             n = rng.choice((2, 2, 2, 3))
             if n == 2:
@@ -62,6 +75,9 @@ def make(count: int, seed: int, lo: int, hi: int, seconds: float, threads: int) 
             s = random_exact_state(rng, n, Rules(), **kw)
             if not lo / 10 <= predict_nodes(s) <= hi * 2:
                 continue            # surely outside the range: not worth building
+            quick = search_deepening(s, time_budget=0.05, hash_mb=16)
+            if not _decides([(m.move, m.loss) for m in quick.moves], s.to_move):
+                continue            # most likely every move is worth the same: no decision
             pos = Position.from_state(s).to_json()
             g = eng.ExactGraph(eng.CState.from_state(s), threads)
             t0 = time.perf_counter()
@@ -73,6 +89,8 @@ def make(count: int, seed: int, lo: int, hi: int, seconds: float, threads: int) 
             if not ok or st["nodes"] < lo:
                 continue
             g.solve()
+            if not _decides(g.root_moves(), s.to_move):
+                continue
             moves = [{"move": str(m), "loss": v} for m, v in g.root_moves()]
             row = {"name": f"b{len(kept)}-{n}p", "position": pos, "nodes": st["nodes"],
                    "to_move": s.to_move, "loss": g.root_value(), "moves": moves,
@@ -102,11 +120,12 @@ def fit(path: str) -> None:
                       "share_within_factor_3": round(within3, 3)}))
 
 
-def evaluate(budgets, limit, threads) -> dict:
+def evaluate(budgets, limit, threads, path=None) -> dict:
     from palace_solver.analysis import analyze
     from palace_solver.game.position import Position
 
-    rows = [json.loads(x) for x in POSITIONS.read_text().splitlines() if x.strip()][:limit]
+    path = pathlib.Path(path or POSITIONS)
+    rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()][:limit]
     load0 = os.getloadavg()
     out = {"positions": len(rows), "budgets": {}, "rows": []}
     per = {b: [] for b in budgets}
@@ -157,6 +176,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="Seed of --make.")
     ap.add_argument("--make-seconds", type=float, default=1800.0,
                     help="Stop --make after this many seconds.")
+    ap.add_argument("--positions", default=None, metavar="FILE",
+                    help=f"Positions file (default {POSITIONS.relative_to(ROOT)}).")
     ap.add_argument("--fit", default=None, metavar="SIZES",
                     help="Fit the graph-size predictor on a sizes JSONL file.")
     ap.add_argument("--budgets", default="0.2,1", help="Comma-separated seconds.")
@@ -169,10 +190,11 @@ def main(argv=None) -> int:
         fit(args.fit)
         return 0
     if args.make:
-        make(args.make, args.seed, 300_000, 25_000_000, args.make_seconds, args.threads or 2)
+        make(args.make, args.seed, 300_000, 25_000_000, args.make_seconds, args.threads or 2,
+             args.positions)
         return 0
     budgets = [float(x) for x in args.budgets.split(",") if x.strip()]
-    res = evaluate(budgets, args.limit, args.threads)
+    res = evaluate(budgets, args.limit, args.threads, args.positions)
     text = json.dumps(res, indent=1)
     if args.json:
         pathlib.Path(args.json).write_text(text + "\n")

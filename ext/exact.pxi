@@ -898,7 +898,7 @@ cdef class ExactGraph:
                 x.a = i
                 x.b = end
                 nthr = self.threads
-                if end - i < 256:
+                if end - i < 2048:
                     nthr = 1
                 palace_parallel(<int>nthr, _expand_task, &x)
                 for tt in range(nthr):

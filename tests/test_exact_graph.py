@@ -91,6 +91,7 @@ def test_the_same_json_bytes_for_one_and_two_threads():
         g = eng.ExactGraph(eng.CState.from_state(s))
         if not g.build(max_nodes=400_000) or g.node_count() < 30_000:
             continue        # large enough for the threads to split the work (PAR_MIN)
+        assert _graph(s, 1).graph_digest() == _graph(s, 2).graph_digest()
         a1 = solve_compiled(s, threads=1)
         a2 = solve_compiled(s, threads=2)
         assert a1.method == "exact"

@@ -52,6 +52,7 @@ def exact_time(state, seconds: float, max_nodes: int = 60_000_000, threads: int 
 
     eng = _module()
     t0 = time.perf_counter()
+    c0 = time.process_time()
     root = eng.CState.from_state(state)
     if solver == "before":
         g = eng.ExactGraphV1(root)
@@ -62,10 +63,12 @@ def exact_time(state, seconds: float, max_nodes: int = 60_000_000, threads: int 
     if ok:
         g.solve()
     secs = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     st = g.stats()
     nodes = st["nodes"]
     out = {"solver": solver, "threads": 1 if solver == "before" else threads,
-           "solved": bool(ok), "seconds": round(secs, 4), "nodes": nodes,
+           "solved": bool(ok), "seconds": round(secs, 4), "cpu_seconds": round(cpu, 4),
+           "nodes": nodes,
            "nodes_per_second": round(nodes / secs) if secs else None,
            "build_seconds": round(g.build_seconds, 4),
            "build_positions_per_second": round(nodes / g.build_seconds)
@@ -191,6 +194,7 @@ def summary(rows, limits=(10.0, 60.0)) -> dict:
     both = [c for c in cmp if all(c.get(k, {}).get("solved") for k in keys)]
     if both:
         tot = {k: {"seconds": round(sum(c[k]["seconds"] for c in both), 3),
+                   "cpu_seconds": round(sum(c[k]["cpu_seconds"] for c in both), 3),
                    "build_seconds": round(sum(c[k]["build_seconds"] for c in both), 3),
                    "solve_seconds": round(sum(c[k]["solve_seconds"] for c in both), 3),
                    "positions": sum(c[k]["nodes"] for c in both)} for k in keys}
@@ -210,6 +214,9 @@ def summary(rows, limits=(10.0, 60.0)) -> dict:
         if "before" in tot:
             res["compare"]["speedup"] = {k: round(tot["before"]["seconds"] / t["seconds"], 2)
                                          for k, t in tot.items() if k != "before"}
+            res["compare"]["cpu_speedup"] = {
+                k: round(tot["before"]["cpu_seconds"] / t["cpu_seconds"], 2)
+                for k, t in tot.items() if k != "before"}
     ratios = [r["plain"]["ratio"] for r in rows if r.get("plain", {}).get("ratio")]
     if ratios:
         res["plain_ratio_min"] = min(ratios)
