@@ -1296,7 +1296,8 @@ cdef class ExactGraph:
     def stats(self):
         built = self.peak_bytes if self.peak_bytes else self._build_bytes()
         nodes = max(self.N, 1)
-        return {"nodes": self.N, "moves": self.E, "flips": self.F, "outcomes": self.O,
+        return {"nodes": self.N, "expanded": self.P, "moves": self.E, "flips": self.F,
+                "outcomes": self.O,
                 "layers": self.layers,
                 "build_seconds": round(self.build_seconds, 6),
                 "solve_seconds": round(self.solve_seconds, 6),

@@ -14,16 +14,16 @@ is lost, so the choice is made before and during the build:
    3 either way on a third of the positions), so only when even a generous reading of it
    (the estimate over ``PREDICT_SPREAD``) exceeds what the budget can build and solve at
    the measured rate does the whole budget go to deepening at once.
-2. Otherwise the build starts, capped at ``BUILD_SHARE`` of the budget (all of it when the
-   estimate fits easily), and gives up as soon as the positions already found but not yet
+2. Otherwise the build starts, capped at ``BUILD_SHARE`` of the budget (``FULL_SHARE``
+   when the estimate fits easily), and gives up as soon as the positions already found but not yet
    expanded, plus the solve of those found, cannot be done in the time left (a lower bound
    on the remaining work). The deepening gets whatever is left.
 3. The deepening's table is sized to the budget and reused across calls of one process
    (:func:`palace_solver.solve.deepening.new_search`).
 
-The rates (nanoseconds a position, build and solve) start from measured defaults and follow
-this process's own solves (an average over the last ones), so a busy machine is accounted
-for.
+The rates (nanoseconds a position, build and solve) start from measured defaults, follow
+this process's own builds and solves (an average over the last ones) and are scaled by the
+load average over the cores, so a busy machine is accounted for.
 
 Memory: without a time budget the graph is built until it is complete or would use more
 than ``MEMORY_SHARE`` of the memory available; then :class:`GraphTooLargeError` says how much
@@ -63,8 +63,11 @@ FULL_SPREAD = 3.0
 #: Without a time budget, a graph predicted to need more than this many times the memory
 #: that may be used is refused before any build; otherwise the build runs into the cap.
 REFUSE_SPREAD = 50.0
-#: Share of the budget the build may take when the estimate does not fit easily.
-BUILD_SHARE = 0.5
+#: Share of the budget the build may take when the estimate fits easily, and when it does
+#: not: the rest is left to the deepening, should the build give up (a busy machine, an
+#: estimate too low).
+FULL_SHARE = 0.7
+BUILD_SHARE = 0.4
 #: Time kept back for the answer (root moves, the Analysis) when the graph is attempted.
 RESERVE_S = 0.01
 
@@ -133,21 +136,36 @@ def predict_nodes(state: State) -> float:
     return math.exp(_FIT[0] + sum(c * v for c, v in zip(_FIT[1:], x)))
 
 
+def load_factor() -> float:
+    """How much slower than alone this process runs now: the 1-minute load average over
+    the cores (at least 1). The CPU may be shared with other jobs."""
+    try:
+        return max(1.0, os.getloadavg()[0] / default_threads())
+    except OSError:
+        return 1.0
+
+
 def _rate(threads: int) -> float:
-    """Seconds of build and solve per position with this many threads."""
+    """Seconds of build and solve per position with this many threads, at the current
+    load."""
     gain = THREAD_GAIN.get(threads, THREAD_GAIN[2])
-    return (_rates["build"] + _rates["solve"]) / gain
+    return (_rates["build"] + _rates["solve"]) / gain * load_factor()
 
 
-def _learn(stats: dict, threads: int) -> None:
-    """Follow the rates of this process's solves (graphs of 100,000 positions or more)."""
-    nodes = stats["nodes"]
-    if nodes < 100_000:
-        return
-    gain = THREAD_GAIN.get(threads, THREAD_GAIN[2])
-    for k, secs in (("build", stats["build_seconds"]), ("solve", stats["solve_seconds"])):
-        _rates[k] = 0.7 * _rates[k] + 0.3 * secs * gain / nodes
-    _rates["bytes"] = 0.7 * _rates["bytes"] + 0.3 * stats["build_bytes_per_position"]
+def _learn(stats: dict, threads: int, complete: bool = True) -> None:
+    """Follow the rates of this process's builds and solves (100,000 positions or more; a
+    build given up counts its expanded positions), taken back to an unloaded machine."""
+    gain = THREAD_GAIN.get(threads, THREAD_GAIN[2]) / load_factor()
+    if complete:
+        nodes = stats["nodes"]
+        if nodes < 100_000:
+            return
+        for k, secs in (("build", stats["build_seconds"]), ("solve", stats["solve_seconds"])):
+            _rates[k] = 0.7 * _rates[k] + 0.3 * secs * gain / nodes
+        _rates["bytes"] = 0.7 * _rates["bytes"] + 0.3 * stats["build_bytes_per_position"]
+    elif stats.get("expanded", 0) >= 20_000:
+        _rates["build"] = (0.7 * _rates["build"]
+                           + 0.3 * stats["build_seconds"] * gain / stats["expanded"])
 
 
 def _gb(b: float) -> str:
@@ -186,15 +204,15 @@ def solve_compiled(state: State, *, time_budget: float | None = None, depth: int
             if est > PREDICT_SPREAD * fits:
                 build_s, note = None, f"graph skipped: about {est:,.0f} positions predicted"
             else:
-                share = 1.0 if est * FULL_SPREAD < fits else BUILD_SHARE
+                share = FULL_SHARE if est * FULL_SPREAD < fits else BUILD_SHARE
                 build_s = max(0.001, left * share)
         if build_s is not None:
             cap = DEFAULT_MAX_NODES if max_nodes is None else max_nodes
             g = eng.ExactGraph(eng.CState.from_state(state), threads)
             ok = g.build(max_nodes=cap, seconds=build_s, progress=progress, max_bytes=mem_cap,
                          expected_nodes=int(min(est, 5e8) // 2),
-                         solve_seconds_per_node=_rates["solve"] / THREAD_GAIN.get(
-                             threads, THREAD_GAIN[2]))
+                         solve_seconds_per_node=_rates["solve"] * load_factor()
+                         / THREAD_GAIN.get(threads, THREAD_GAIN[2]))
             if ok:
                 g.solve()
                 mover = state.to_move
@@ -210,6 +228,7 @@ def solve_compiled(state: State, *, time_budget: float | None = None, depth: int
                 return Analysis("exact", mover, g.root_value(), rank_moves(mover, moves),
                                 stats, graph=g)
             reason, built = g.stop_reason, g.stats()
+            _learn(built, threads, complete=False)
             del g
             if reason == "memory" and time_budget is None:
                 raise GraphTooLargeError(
