@@ -17,7 +17,8 @@ directives = {
     "initializedcheck": debug,
 }
 #: The package's subpackages, in import order (each imports only those before it).
-SUBPACKAGES = ("game", "solve", "sample", "agents", "jobs", "learn", "live", "web", "interop")
+SUBPACKAGES = ("game", "solve", "sample", "interop", "agents", "jobs", "learn", "live",
+               "web")
 extensions = [
     Extension(
         "palace_solver._engine",

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import subprocess
 import sys
@@ -60,9 +59,11 @@ from palace_solver.agents.method_bots import DetBot, HandTracker, IsmctsBot  # n
 from palace_solver.agents.play import _sample  # noqa: E402
 from palace_solver.game.moves import Move  # noqa: E402
 from palace_solver.game.rules import Rules  # noqa: E402
-from palace_solver.game.state import PLAY_PHASE, State  # noqa: E402
+from palace_solver.game.state import State  # noqa: E402
 from palace_solver.jobs.batch import run_batch, task_seed  # noqa: E402
-from palace_solver.sample.policies import GreedyBot, make_bot  # noqa: E402
+from palace_solver.jobs.match import make_start as _make_start  # noqa: E402
+from palace_solver.jobs.match import p_value  # noqa: E402
+from palace_solver.sample.policies import make_bot  # noqa: E402
 from palace_solver.sample.stats import mean_ci  # noqa: E402
 
 #: Decisions after which a game is a draw.
@@ -80,28 +81,9 @@ METHODS = ("det", "ismcts", "os_ismcts")
 # -- starts ----------------------------------------------------------------------------------
 
 def make_start(kind: str, seed: int, late_cards: int = 12):
-    """``(state, tracker, history)`` of start ``seed``: the state at its first decision,
-    the public knowledge of the hands so far, and every event from the deal (chance ranks
-    as ints, decisions as Moves) for replaying it elsewhere."""
-    rng = random.Random(f"tournament-{kind}-{seed}")
-    greedy = GreedyBot()
-    while True:  # late: a deal whose game ends before the condition is dealt again
-        s = State.new_game(Rules(), 2)
-        tracker = HandTracker(2)
-        history: list = []
-        while not s.is_terminal():
-            if s.is_chance():
-                ev = _sample(s, rng)
-            elif s.phase == PLAY_PHASE and (
-                    kind == "full" or (s.draw_pile == 0 and
-                                       sum(s.cards_left(p) for p in range(2)) <= late_cards)):
-                return s, tracker, history
-            else:
-                ev = greedy.choose(s, rng)
-            history.append(ev)
-            tracker.apply(s, ev)
-        if kind == "full":  # cannot happen: a deal always reaches a play decision
-            raise AssertionError("a full deal ended before its first play decision")
+    """``(state, tracker, history)`` of start ``seed`` (two players, standard rules): the
+    starts of ``palace match`` (palace_solver/jobs/match.py) under this tournament's seeds."""
+    return _make_start(kind, Rules(), 2, f"tournament-{kind}-{seed}", late_cards)
 
 
 # -- agents ----------------------------------------------------------------------------------
@@ -264,21 +246,6 @@ def make_tasks(pairings, kinds, starts: int, seed: int, late_cards: int, budget:
                                   "kind": kind, "start": i, "swap": swap, "seed": seed,
                                   "late_cards": late_cards, "budget": budget})
     return tasks
-
-
-def p_value(mean: float, values) -> float:
-    """Two-sided p-value of a t statistic against 0.5 (normal approximation)."""
-    n = len(values)
-    if n < 2:
-        return 1.0
-    var = math.fsum((x - mean) ** 2 for x in values) / (n - 1)
-    if var <= 0:
-        # No spread, no t statistic: the sign test of n starts all on one side (the
-        # interval falls back to the rule of three the same way), so three starts won
-        # 6 games to 0 are p = 0.25, not "< 1e-300".
-        return 1.0 if mean == 0.5 else min(1.0, 2.0 * 0.5 ** n)
-    z = (mean - 0.5) / math.sqrt(var / n)
-    return math.erfc(abs(z) / math.sqrt(2))
 
 
 def summarize(tasks, results) -> list[dict]:

@@ -11,7 +11,7 @@ from palace_solver.solve.compiled import GraphTooLargeError
 from palace_solver.solve.exact import MAX_SWEEPS
 from palace_solver.solve.results import NotExactError
 
-METHODS = ("auto", "exact", "sampled", "ismcts")
+METHODS = ("auto", "exact", "search", "sampled", "ismcts")
 
 
 from palace_solver.cli.common import fail
@@ -80,9 +80,15 @@ def _table(pos, a) -> str:
                    "the same for any N.")
 @click.option("--method", type=click.Choice(METHODS), default="auto", show_default=True,
               help="auto: exact when every hand is known and the draw pile is empty, "
-                   "else sampled (determinization); ismcts: information-set MCTS.")
+                   "else search; search: the compiled search with the draw pile (deals of "
+                   "the hidden hands, refills and flips as chance nodes, the engine agent's "
+                   "search); sampled: one ply then greedy playouts in Python; ismcts: "
+                   "information-set MCTS.")
 @click.option("--samples", type=click.IntRange(min=1), default=None,
-              help="Determinizations (sampled) or iterations (ismcts).")
+              help="Deals of the hidden hands (search, sampled) or iterations (ismcts).")
+@click.option("--nodes", type=click.IntRange(min=1), default=None,
+              help="search: node budget of the whole analysis (search nodes plus playout "
+                   "decisions; the same answer on any machine). Default: the hint budget.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the sampled methods (same seed, same answer).")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
@@ -115,8 +121,8 @@ def _table(pos, a) -> str:
 @click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
               help="With --batch: analyze on a Ray cluster ('auto', HOST:PORT, "
                    "ray://HOST:PORT, or 'local'). Needs pip install '.[ray]'.")
-def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, samples, seed,
-            jobs, engine, show_line, line_plies, tree_file, tree_nodes, progress, batch_file,
+def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, samples, nodes,
+            seed, jobs, engine, show_line, line_plies, tree_file, tree_nodes, progress, batch_file,
             output, ray_address):
     """Analyze POSITION: every legal move of the player to move, best first, with each
     player's loss probability.
@@ -149,7 +155,7 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
             fail("--line and --tree are for one position, not --batch")
         _run_batch(batch_file, output, ray_address, jobs, progress,
                    dict(time_budget=time_budget, depth=depth, hash_mb=hash_mb, method=method,
-                        samples=samples, seed=seed, engine=engine))
+                        samples=samples, seed=seed, engine=engine, nodes=nodes))
         return
     if position is None:
         fail("missing POSITION (or --batch FILE); see palace analyze --help")
@@ -166,7 +172,7 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
     try:
         a = run(pos, time_budget=time_budget, depth=depth, hash_mb=hash_mb, method=method,
                 samples=samples, seed=seed, jobs=jobs, engine=engine, progress=bar,
-                threads=threads)
+                threads=threads, nodes=nodes)
     except (NotExactError, InvalidPositionError) as e:
         fail(str(e))
     except GraphTooLargeError as e:

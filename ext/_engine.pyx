@@ -23,7 +23,9 @@ include "tt.pxi"
 include "exact.pxi"
 include "exact_v1.pxi"
 include "evaluate.pxi"
+include "chance.pxi"
 include "deepen.pxi"
+include "decide.pxi"
 
 assert sizeof(TTEntry) == 16
 assert sizeof(CMove) == 3

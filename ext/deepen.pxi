@@ -96,6 +96,14 @@ cdef class DeepSearch:
     cdef double deadline
     cdef bint tt_ok
     cdef public bint plain      # plain expectiminimax: no table, no pruning (benchmarks)
+    # Games with a draw pile (decide.pxi): sparse chance nodes, playout leaves, node limit.
+    cdef public int chance_width     # outcomes kept per chance node (0: all; chance.pxi)
+    cdef public uint64_t chance_seed  # mixed with a node's key to seed its sample
+    cdef public int rollouts         # > 0: a leaf is worth the mean of this many greedy playouts
+    cdef public uint64_t node_limit  # > 0: abort the iteration once nodes reach it
+    cdef public uint64_t sampled, playout_steps   # sparse chance nodes, playout decisions
+    cdef uint8_t order[128]          # a determinized draw pile: order[i] is the i-th card drawn
+    cdef int order_n                 # its size at the root (0: refills are chance nodes)
 
     def __cinit__(self, CState root, double hash_mb=64.0):
         ensure_eval_ready()
@@ -109,9 +117,93 @@ cdef class DeepSearch:
         memset(&self.hist[0][0][0][0], 0, sizeof(self.hist))
         self.killers = True
         memset(&self.killer[0][0], 255, sizeof(self.killer))
+        self.order_n = 0
         self.tt_ok = tt_init(&self.tt, hash_mb, self.nw, self.n if self.n < MAXV else MAXV) == 0
         if not self.tt_ok:
             raise MemoryError(f"cannot allocate a {hash_mb} MB table")
+
+    cdef void _reset(self, const PState* root) noexcept nogil:
+        """Search another root of the same rules and players: the table, history, killers
+        and counters start afresh (the options are kept)."""
+        copy_state(&self.root, root)
+        tt_clear(&self.tt)
+        memset(&self.hist[0][0][0][0], 0, sizeof(self.hist))
+        memset(&self.killer[0][0], 255, sizeof(self.killer))
+        self.nodes = self.evals = self.reps = self.star_cuts = self.star2_cuts = 0
+        self.probes = self.ab_cuts = self.sampled = self.playout_steps = 0
+        self.order_n = 0
+
+    cdef void _order_draws(self, uint64_t* st) noexcept nogil:
+        """Determinize the draw pile of the root: its cards, drawn from the pool in a random
+        order, become the refills of every line (see decide.pxi)."""
+        cdef uint8_t pool[16]
+        cdef int i, r, x, total = 0
+        memcpy(pool, self.root.pool, 16)
+        for r in range(2, 16):
+            total += pool[r]
+        self.order_n = self.root.draw_pile
+        for i in range(self.order_n):
+            x = rng_below(st, total)
+            for r in range(2, 16):
+                if x < pool[r]:
+                    break
+                x -= pool[r]
+            self.order[i] = r
+            pool[r] -= 1
+            total -= 1
+
+    def reset(self, CState root):
+        """A new root (same rules and player count), everything learned forgotten."""
+        if root.s.n != self.n or pack_nwords(&root.s) != self.nw:
+            raise ValueError("reset: another player count or rule set than the search's")
+        self._reset(&root.s)
+
+    cdef void _leaf(self, const PState* s, uint64_t h, double* out) noexcept nogil:
+        """The estimate at the horizon: horizon_eval, or the mean of `rollouts` greedy
+        playouts seeded by the position's key (the same position, the same playouts)."""
+        cdef PState c
+        cdef double v[MAXP]
+        cdef uint64_t st
+        cdef int i, j
+        self.evals += 1
+        if self.rollouts <= 0:
+            horizon_eval(s, out)
+            return
+        # With a determinized draw pile every leaf of the deal plays out with the same
+        # generator (common random numbers: leaves differ by their position only).
+        st = seed_mix(0 if self.order_n else h, self.chance_seed ^ <uint64_t>0x5bd1e995)
+        for j in range(self.n):
+            out[j] = 0.0
+        for i in range(self.rollouts):
+            copy_state(&c, s)
+            self.playout_steps += greedy_playout(&c, &st, v,
+                                                 self.order if self.order_n else NULL,
+                                                 self.order_n)
+            for j in range(self.n):
+                out[j] += v[j]
+        for j in range(self.n):
+            out[j] /= self.rollouts
+
+    cdef int _outcomes(self, const PState* c, int* ranks, double* prob) noexcept nogil:
+        """The outcomes searched at chance node c (sparse_outcomes with this search's
+        width, seeded by c's key); a sampled node makes the value an estimate."""
+        cdef uint64_t words[MAX_WORDS]
+        cdef int k
+        k = ordered_draw(c, self.order, self.order_n) if self.order_n else 0
+        if k:
+            ranks[0] = k
+            prob[0] = 1.0
+            return 1
+        if self.chance_width <= 0:
+            return sparse_outcomes(c, 0, 0, ranks, prob)
+        pack_state(c, words)
+        k = sparse_outcomes(c, self.chance_width,
+                            seed_mix(hash_words(words, self.nw), self.chance_seed), ranks, prob)
+        if k < 0:
+            self.sampled += 1
+            self.cut = True
+            k = -k
+        return k
 
     def __dealloc__(self):
         if self.tt_ok:
@@ -182,12 +274,11 @@ cdef class DeepSearch:
                             int ply) noexcept nogil:
         """Value of the state a move led to: terminal, chance (Star1/Star2) or decision."""
         cdef int ranks[16]
-        cdef int weights[16]
         cdef double prob[16]
         cdef double lower[16]
         cdef double upper[16]
         cdef bint inexact[16]     # the bound came from a search that met the horizon
-        cdef int k, i, j, total = 0
+        cdef int k, i, j
         cdef double acc = 0.0, lo, hi, v, rest_lo, rest_hi, sum_lo = 0.0, sum_hi = 0.0
         cdef bint saved_cut, any_inexact = False
         cdef PState d
@@ -195,11 +286,8 @@ cdef class DeepSearch:
             return self._loss0(c)
         if not ps_is_chance(c):
             return self._ab(c, depth, alpha, beta, ply)
-        k = chance_outcomes(c, ranks, weights)
+        k = self._outcomes(c, ranks, prob)
         for i in range(k):
-            total += weights[i]
-        for i in range(k):
-            prob[i] = weights[i] / <double>total
             lower[i] = 0.0
             upper[i] = 1.0
             inexact[i] = False
@@ -217,7 +305,7 @@ cdef class DeepSearch:
                     v = self._loss0(&d)
                     lower[i] = v
                     upper[i] = v
-                else:
+                elif not ps_is_chance(&d):  # (a refill's next card: no probe, no bound)
                     lo = (alpha - rest_hi) / prob[i]
                     hi = (beta - rest_lo) / prob[i]
                     if lo < 0.0:
@@ -266,6 +354,9 @@ cdef class DeepSearch:
                 apply_chance(&d, ranks[i])
                 if ps_is_terminal(&d):
                     v = self._loss0(&d)
+                elif ps_is_chance(&d):
+                    # a refill of several cards is one chance event per card
+                    v = self._after_move(&d, depth, lo, hi, ply)
                 else:
                     v = self._ab(&d, depth, lo, hi, ply)
             acc += prob[i] * v
@@ -399,6 +490,8 @@ cdef class DeepSearch:
         self.nodes += 1
         if (self.nodes & 4095) == 0 and self.deadline > 0 and now_seconds() > self.deadline:
             self.aborted = True
+        if self.node_limit and self.nodes + self.playout_steps >= self.node_limit:
+            self.aborted = True
         if self.aborted:
             return 0.5
         pack_state(s, words)
@@ -410,14 +503,9 @@ cdef class DeepSearch:
                 if i < self.minrep:
                     self.minrep = i
                 return 0.5
-        if depth <= 0:
+        if depth <= 0 or ply >= MAXPLY - 1:
             self.cut = True
-            self.evals += 1
-            horizon_eval(s, store)
-            return store[0]
-        if ply >= MAXPLY - 1:
-            self.cut = True
-            horizon_eval(s, store)
+            self._leaf(s, h, store)
             return store[0]
         bestm.kind = 255
         e = NULL if self.plain or not self.use_table else tt_probe(&self.tt, h, words)
@@ -513,8 +601,8 @@ cdef class DeepSearch:
     # -- three or more players ----------------------------------------------------------------
     cdef void _after_move_n(self, PState* c, int depth, int ply, double* out) noexcept nogil:
         cdef int ranks[16]
-        cdef int weights[16]
-        cdef int k, i, j, total = 0
+        cdef double prob[16]
+        cdef int k, i, j
         cdef double p
         cdef double v[MAXP]
         cdef PState d
@@ -524,17 +612,17 @@ cdef class DeepSearch:
         if not ps_is_chance(c):
             self._maxn(c, depth, ply, out)
             return
-        k = chance_outcomes(c, ranks, weights)
-        for i in range(k):
-            total += weights[i]
+        k = self._outcomes(c, ranks, prob)
         for j in range(self.n):
             out[j] = 0.0
         for i in range(k):
-            p = weights[i] / <double>total
+            p = prob[i]
             copy_state(&d, c)
             apply_chance(&d, ranks[i])
             if ps_is_terminal(&d):
                 terminal_loss(&d, v)
+            elif ps_is_chance(&d):
+                self._after_move_n(&d, depth, ply, v)
             else:
                 self._maxn(&d, depth, ply, v)
             for j in range(self.n):
@@ -554,6 +642,8 @@ cdef class DeepSearch:
         self.nodes += 1
         if (self.nodes & 4095) == 0 and self.deadline > 0 and now_seconds() > self.deadline:
             self.aborted = True
+        if self.node_limit and self.nodes + self.playout_steps >= self.node_limit:
+            self.aborted = True
         if self.aborted:
             horizon_eval(s, out)
             return
@@ -569,8 +659,7 @@ cdef class DeepSearch:
                 return
         if depth <= 0 or ply >= MAXPLY - 1:
             self.cut = True
-            self.evals += 1
-            horizon_eval(s, out)
+            self._leaf(s, h, out)
             return
         e = NULL if self.plain or not self.use_table else tt_probe(&self.tt, h, words)
         if e != NULL and e.depth >= depth and n <= MAXV:

@@ -1,12 +1,15 @@
 """The analyzer's front door: a position in, an :class:`Analysis` out.
 
 Exact mode (every hand known, no draw pile: RULES.md) goes to the exact solver; anything
-else to the sampled analysis (determinization), which solves sampled deals with the same
-exact machinery or a depth-limited search.
+else to the compiled search with the draw pile (:mod:`palace_solver.sample.drawsearch`:
+deals of the hidden hands, refills and flips as chance nodes, a depth-limited search per
+deal), the engine's own agent at the hint budget. The older sampled analysis (one ply, then
+greedy playouts in Python) and ISMCTS stay available by name.
 """
 from __future__ import annotations
 
 from .game.position import Position
+from .sample.drawsearch import analyze_search
 from .sample.sampled import analyze_sampled
 from .solve.results import Analysis, NotExactError  # noqa: F401 - re-exported
 from .solve.solver import solve_exact
@@ -19,11 +22,13 @@ def is_exact_mode(pos: Position) -> bool:
 def analyze(pos: Position, *, time_budget: float | None = None, depth: int | None = None,
             hash_mb: float | None = None, method: str = "auto", samples: int | None = None,
             seed: int = 0, jobs: int = 1, progress=None, engine: str | None = None,
-            threads: int | None = None) -> Analysis:
+            threads: int | None = None, nodes: int | None = None) -> Analysis:
     """Analyze ``pos`` for the player to move.
 
-    ``method``: ``"auto"`` (exact when the position is in exact mode, else sampled),
-    ``"exact"``, or a sampled method name of :mod:`palace_solver.sample.sampled`.
+    ``method``: ``"auto"`` (exact when the position is in exact mode, else ``"search"``),
+    ``"exact"``, ``"search"`` (:func:`~palace_solver.sample.drawsearch.analyze_search`:
+    ``samples`` deals, ``nodes`` the node budget, ``time_budget`` a time limit), or a
+    sampled method name of :mod:`palace_solver.sample.sampled`.
     ``hash_mb``: the search table (default: sized to the time budget); ``threads``: threads of
     the exact graph solver (default: every core; the answer does not depend on it).
 
@@ -31,13 +36,18 @@ def analyze(pos: Position, *, time_budget: float | None = None, depth: int | Non
         draw pile.
     """
     if method == "auto":
-        method = "exact" if is_exact_mode(pos) else "sampled"
+        method = "exact" if is_exact_mode(pos) else "search"
     if method == "exact":
         if not is_exact_mode(pos):
             raise NotExactError("not an exact-mode position: hidden hand cards or a draw pile "
                                 "(use a sampled method)")
         return solve_exact(pos.to_state(), time_budget=time_budget, depth=depth,
                            hash_mb=hash_mb, engine=engine, threads=threads, progress=progress)
+    if method == "search" and engine != "python":
+        return analyze_search(pos, nodes=nodes, samples=samples, time_budget=time_budget,
+                              seed=seed, progress=progress)
+    if method == "search":  # the compiled search without the compiled engine: the Python path
+        method = "sampled"
     return analyze_sampled(pos, method=method, time_budget=time_budget, depth=depth,
                            samples=samples, seed=seed, jobs=jobs, progress=progress,
                            engine=engine)

@@ -19,8 +19,8 @@ PACKAGE = Path(palace_solver.__file__).parent
 #: Each part may import only the parts before it (and itself). ``_engine`` is the compiled
 #: core (built from ext/, it imports the model); ``analysis`` is the front door module; the
 #: package root re-exports public names.
-ORDER = ("game", "_engine", "solve", "sample", "analysis", "agents", "jobs", "learn", "live",
-         "web", "interop")
+ORDER = ("game", "_engine", "solve", "sample", "interop", "analysis", "agents", "jobs",
+         "learn", "live", "web")
 
 
 def _module_name(path: Path) -> str:

@@ -43,11 +43,13 @@ import time
 from ..game.cards import NRANK, RANKS
 from ..game.position import Position
 from ..game.state import PLAY_PHASE, State
+from ..sample.drawsearch import ENGINE, SearchConfig, decide, move_means, state_view
 from ..sample.ismcts import analyze_ismcts
 from ..sample.policies import GreedyBot
 from ..solve.engine import compiled
 
-__all__ = ["DetBot", "HandTracker", "IsmctsBot", "METHOD_BOTS", "determinize", "view_position"]
+__all__ = ["DetBot", "HandTracker", "IsmctsBot", "METHOD_BOTS", "SearchBot", "determinize",
+           "view_position"]
 
 #: Loss differences below this count as ties (broken by the greedy bot's choice).
 TIE = 1e-9
@@ -295,4 +297,38 @@ class IsmctsBot(_Base):
         return a.best_move
 
 
-METHOD_BOTS = {"det": DetBot, "ismcts": IsmctsBot}
+class SearchBot(_Base):
+    """The compiled determinized search with the draw pile (:mod:`palace_solver.sample.
+    drawsearch`) on the seat's view: each decision's deals seeded by the bot's seed and the
+    decision's number, the move with the lowest mean loss (ties within ``TIE`` to greedy's
+    choice). ``draw_limit``: play greedy while the draw pile holds more cards (None: search
+    always; the ablation of the strength benchmark)."""
+
+    name = "engine"
+
+    def __init__(self, seed: int = 0, config: SearchConfig = ENGINE,
+                 draw_limit: int | None = None, seconds: float | None = None):
+        super().__init__(seed, draw_limit)
+        self.config, self.seconds = config, seconds
+        self.stats.update(nodes=0, depth=0)
+
+    def choose(self, state: State, rng: random.Random):
+        m = self._trivial(state, rng)
+        if m is not None:
+            return m
+        t0 = time.perf_counter()
+        me = state.to_move
+        known = self.tracker.known if self.tracker is not None else None
+        view, hidden = state_view(state, me, known)
+        raw = decide(view, hidden, self.config,
+                     (self.seed * 1_000_003 + self.stats["decisions"]), self.seconds)
+        vals = [(m, mean) for m, mean, _ in move_means(raw, state.n)]
+        self.stats["searched"] += 1
+        self.stats["samples"] += len(raw["deals"])
+        self.stats["nodes"] += raw["nodes"] + raw["playout_steps"]
+        self.stats["depth"] += max(raw["depth"])
+        self.stats["seconds"] += time.perf_counter() - t0
+        return _greedy_pick(state, vals, me, rng)
+
+
+METHOD_BOTS = {"det": DetBot, "ismcts": IsmctsBot, "engine": SearchBot}

@@ -31,10 +31,12 @@ __all__ = ["analysis_tasks", "analyze_task"]
 
 
 def analysis_tasks(lines, *, time_budget=None, depth=None, hash_mb=256, method="auto",
-                   samples=None, seed=0, engine=None) -> list[dict]:
+                   samples=None, seed=0, engine=None, nodes=None) -> list[dict]:
     """One task per non-blank, non-comment line; ``id`` is the line number."""
     options = {"time_budget": time_budget, "depth": depth, "hash_mb": hash_mb,
                "method": method, "samples": samples, "seed": seed, "engine": engine}
+    if nodes is not None:  # only when given, so that earlier output files still resume
+        options["nodes"] = nodes
     tasks = []
     for no, line in enumerate(lines, 1):
         text = line.strip().lstrip("\ufeff")

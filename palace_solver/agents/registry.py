@@ -1,0 +1,220 @@
+"""Agents by name: what ``palace match`` and the benchmarks play.
+
+| name        | what it plays                                                                |
+|-------------|------------------------------------------------------------------------------|
+| engine      | the compiled determinized search with the draw pile (``drawsearch.ENGINE``), |
+|             | from the first play                                                          |
+| engine_gd   | the same, but greedy while the draw pile holds cards (the ablation)          |
+| hint        | what ``palace live`` suggests: ``analyze`` of the seat's view at the live    |
+|             | default budget (:data:`HINT_SECONDS`), its best move                         |
+| rollout     | the sampled analysis before the compiled search (one ply, then greedy        |
+|             | playouts in Python) at 0.5 s a decision, kept as a baseline                  |
+| det         | the determinization bot over the compiled deepening search, greedy while     |
+|             | the draw pile holds cards (the tournament's), kept as a baseline             |
+| ismcts      | SO-ISMCTS with greedy playouts, 100 iterations, greedy while the draw pile   |
+|             | holds cards (the tournament's)                                               |
+| greedy, lowest, random | the simple bots of :mod:`palace_solver.sample.policies`          |
+| os_ismcts   | OpenSpiel's ISMCTS, 1,000 simulations, random rollouts on the compiled       |
+|             | engine (only with the ``openspiel`` extra)                                   |
+
+A name may carry options, ``NAME:key=value:key=value``: ``engine:nodes=100000``,
+``engine:rollouts=0`` (any :class:`~palace_solver.sample.drawsearch.SearchConfig` field, and
+``draw_limit``), ``os_ismcts:sims=100``, ``det:samples=16``, ``ismcts:iterations=400``,
+``rollout:seconds=2``, ``hint:seconds=1``.
+
+Every agent sees only what its seat sees: its own hand, the table, the public counts and
+the publicly known hand cards of the others (the driver's
+:class:`~palace_solver.agents.method_bots.HandTracker`, set as the agent's ``tracker``).
+An agent is an object with ``name``, ``choose(state, rng) -> Move``, and optionally
+``tracker``, ``stats``, ``begin(rules, n, max_turns)`` and ``observe(event)`` (it is then fed
+every event from the deal on: :class:`~palace_solver.interop.openspiel_agent.OsIsmctsAgent`).
+"""
+from __future__ import annotations
+
+import time
+
+from ..analysis import analyze
+from ..game.state import PLAY_PHASE, State
+from ..sample.drawsearch import ENGINE
+from ..sample.policies import BOTS, GreedyBot, make_bot
+from ..sample.sampled import analyze_sampled
+from .method_bots import DetBot, IsmctsBot, SearchBot, view_position
+
+__all__ = ["AGENTS", "HINT_SECONDS", "AgentError", "agent_names", "make_agent",
+           "openspiel_available", "parse_agent"]
+
+#: The budget of a ``palace live`` hint (its ``hint()`` default), seconds.
+HINT_SECONDS = 2.0
+#: The ``rollout`` baseline's time per decision, seconds.
+ROLLOUT_SECONDS = 0.5
+
+
+class AgentError(ValueError):
+    """An unknown agent name or option (one line)."""
+
+
+class _Timed:
+    """Shared bookkeeping: decisions, searched decisions and seconds in ``stats``."""
+
+    name = "timed"
+
+    def __init__(self):
+        self.tracker = None
+        self.stats = {"decisions": 0, "searched": 0, "seconds": 0.0}
+
+    def _trivial(self, state: State, rng):
+        moves = state.legal_moves()
+        self.stats["decisions"] += 1
+        if len(moves) == 1:
+            return moves[0]
+        if state.phase != PLAY_PHASE:
+            return GreedyBot().choose(state, rng)
+        return None
+
+
+class HintAgent(_Timed):
+    """The best move of :func:`palace_solver.analysis.analyze` on the seat's view, with the
+    budget and seed of a ``palace live`` hint."""
+
+    name = "hint"
+
+    def __init__(self, seed: int = 0, seconds: float = HINT_SECONDS):
+        super().__init__()
+        self.seconds = seconds
+
+    def choose(self, state, rng):
+        m = self._trivial(state, rng)
+        if m is not None:
+            return m
+        t0 = time.perf_counter()
+        pos = view_position(state, state.to_move, self.tracker).validate()
+        a = analyze(pos, time_budget=self.seconds, seed=0)
+        self.stats["searched"] += 1
+        self.stats["seconds"] += time.perf_counter() - t0
+        return a.best_move
+
+
+class RolloutAgent(_Timed):
+    """The sampled analysis (one ply, then greedy playouts in Python) within ``seconds``."""
+
+    name = "rollout"
+
+    def __init__(self, seed: int = 0, seconds: float = ROLLOUT_SECONDS):
+        super().__init__()
+        self.seed, self.seconds = seed, seconds
+
+    def choose(self, state, rng):
+        m = self._trivial(state, rng)
+        if m is not None:
+            return m
+        t0 = time.perf_counter()
+        pos = view_position(state, state.to_move, self.tracker).validate()
+        a = analyze_sampled(pos, method="sampled", time_budget=self.seconds,
+                            seed=self.seed * 1_000_003 + self.stats["decisions"])
+        self.stats["searched"] += 1
+        self.stats["seconds"] += time.perf_counter() - t0
+        return a.best_move
+
+
+def openspiel_available() -> bool:
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _engine(seed, draw_limit=None, seconds=None, **kw):
+    return SearchBot(seed, ENGINE.with_(**kw), draw_limit=draw_limit, seconds=seconds)
+
+
+def _engine_gd(seed, **kw):
+    kw.setdefault("draw_limit", 0)
+    b = _engine(seed, **kw)
+    b.name = "engine_gd"
+    return b
+
+
+def _det(seed, samples=8, nodes=10_000, exact_nodes=100_000, draw_limit=0):
+    return DetBot(seed, samples=samples, deal_nodes=nodes, exact_mode_nodes=exact_nodes,
+                  draw_limit=draw_limit)
+
+
+def _ismcts(seed, iterations=100, draw_limit=0):
+    return IsmctsBot(seed, iterations=iterations, draw_limit=draw_limit)
+
+
+def _os_ismcts(seed, sims=1000, uct=1.4, rollout="compiled"):
+    from ..interop.openspiel_agent import OsIsmctsAgent
+    return OsIsmctsAgent(seed, sims=sims, uct=uct, rollout=rollout)
+
+
+def _simple(name):
+    def make(seed):
+        return make_bot(name)
+    return make
+
+
+#: name -> (factory(seed, **options), one-line description)
+AGENTS = {
+    "engine": (_engine, "compiled determinized search with the draw pile"),
+    "engine_gd": (_engine_gd, "engine, but greedy while the draw pile holds cards"),
+    "hint": (HintAgent, f"what palace live suggests ({HINT_SECONDS:g} s analysis)"),
+    "rollout": (RolloutAgent, "sampled analysis, greedy playouts in Python, 0.5 s"),
+    "det": (_det, "determinization + compiled deepening, greedy in the draw phase"),
+    "ismcts": (_ismcts, "SO-ISMCTS, greedy playouts, greedy in the draw phase"),
+    **{name: (_simple(name), f"the {name} bot") for name in BOTS},
+    "os_ismcts": (_os_ismcts, "OpenSpiel ISMCTS, 1,000 simulations, compiled rollouts"),
+}
+
+
+def agent_names() -> list[str]:
+    """The agents available here (``os_ismcts`` only with OpenSpiel installed)."""
+    return [n for n in AGENTS if n != "os_ismcts" or openspiel_available()]
+
+
+def _value(text: str):
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    if text.lower() in ("none", "off"):
+        return None
+    return text
+
+
+def parse_agent(spec: str) -> tuple[str, dict]:
+    """``"engine:nodes=1000"`` -> ``("engine", {"nodes": 1000})``.
+
+    :raises AgentError: an unknown name, a malformed option, or os_ismcts without OpenSpiel.
+    """
+    name, *opts = spec.strip().split(":")
+    name = name.strip().lower()
+    if name not in AGENTS:
+        raise AgentError(f"unknown agent {name!r} (known: {', '.join(agent_names())})")
+    if name == "os_ismcts" and not openspiel_available():
+        raise AgentError("agent os_ismcts needs OpenSpiel: pip install '.[openspiel]'")
+    options = {}
+    for o in opts:
+        k, eq, v = o.partition("=")
+        if not eq or not k.strip():
+            raise AgentError(f"agent option {o!r} of {spec!r} is not key=value")
+        options[k.strip()] = _value(v.strip())
+    return name, options
+
+
+def make_agent(spec: str, seed: int = 0):
+    """A new agent for one game: ``make_agent("engine", seed=3)``.
+
+    :raises AgentError: see :func:`parse_agent`; an option the agent does not take.
+    """
+    name, options = parse_agent(spec)
+    factory = AGENTS[name][0]
+    try:
+        agent = factory(seed, **options)
+    except TypeError as e:
+        raise AgentError(f"agent {spec!r}: {e}") from None
+    if options:
+        agent.name = spec
+    return agent

@@ -1,0 +1,188 @@
+"""Search with hidden hands and the draw pile, compiled: the engine's own agent and the
+default analysis of positions outside exact mode.
+
+Why. With a draw pile most of a game is hidden: the others' hands, the refills and the
+face-down cards. Three things are needed per decision, and all of them run in the compiled
+core (``ext/decide.pxi``, ``ext/chance.pxi``, ``ext/deepen.pxi``); this module only builds
+the seat's view and averages:
+
+1. **Determinization.** The unknown hand cards of the others are dealt from the cards the
+   seat has not seen (uniform over the physical cards), ``determinizations`` times, each
+   deal seeded by ``(seed, i)``. The rest stays unseen: face-down cards and the draw pile.
+2. **Chance in the search.** Refills and flips are chance nodes of the search. With few
+   outcomes all are expanded with their probabilities; with more than ``chance_width`` the
+   node keeps ``chance_width`` outcomes drawn with their probabilities (sparse sampling,
+   weights renormalised to the draws), seeded by the node's key so that a node met twice
+   is sampled the same way.
+3. **Depth-limited search per deal.** Iterative deepening of the compiled alpha-beta (two
+   players; Star1/Star2 at chance nodes, the transposition table, history and killers) or
+   max-n (three or more), each root move with a full window, within an equal share of the
+   ``nodes`` budget. At the horizon, the horizon evaluation of ``deepen.pxi`` or the mean
+   of ``rollouts`` compiled greedy playouts.
+
+A move's figure is its mean loss vector over the deals (the mover cannot choose differently
+per deal, so the per-deal best is not used); the intervals are Student t over the deals,
+as :mod:`palace_solver.sample.sampled` reports them.
+
+Budgets are node counts (search nodes plus playout decisions), so the answer is the same on
+any machine; a time limit (``time_budget``) can cut a search short, and then it is not.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, replace
+
+from ..game.cards import NRANK, RANKS
+from ..game.position import Position
+from ..game.state import State
+from ..solve.engine import compiled
+from ..solve.results import Analysis, MoveValue, rank_moves
+from .sampler import sample_deal, sample_rng, state_with_hands
+from .stats import mean_ci
+
+__all__ = ["ENGINE", "HINT", "SearchConfig", "analyze_search", "decide", "move_means",
+           "position_view", "state_view"]
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """The options of one decision's search (module doc)."""
+
+    #: deals of the hidden hand cards
+    determinizations: int = 8
+    #: node budget of the whole decision (search nodes plus playout decisions)
+    nodes: int = 40_000
+    #: outcomes kept at a chance node (0: all of them)
+    chance_width: int = 3
+    #: greedy playouts per leaf; 0: the horizon evaluation
+    rollouts: int = 0
+    #: the deepest iteration
+    max_depth: int = 64
+    #: table of each deal's search, MB
+    hash_mb: float = 2.0
+    #: determinize the draw pile's order too (refills are then known in each deal)
+    ordered: bool = False
+
+    def with_(self, **kw) -> "SearchConfig":
+        return replace(self, **{k: v for k, v in kw.items() if v is not None})
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+#: The ``engine`` agent: a 2-player game in about 2 s on one core.
+ENGINE = SearchConfig()
+#: ``palace analyze`` on hidden cards or a draw pile, and ``palace live`` hints.
+HINT = SearchConfig(determinizations=32, nodes=400_000)
+
+_deciders: dict = {}
+
+
+def _decider(cfg: SearchConfig):
+    d = _deciders.get(cfg)
+    if d is None:
+        if len(_deciders) > 8:
+            _deciders.clear()
+        d = _deciders[cfg] = compiled().Decider(
+            cfg.determinizations, cfg.nodes, cfg.chance_width, cfg.rollouts, cfg.max_depth,
+            cfg.hash_mb, cfg.ordered)
+    return d
+
+
+def state_view(state: State, me: int, known=None):
+    """``(view, hidden)`` for seat ``me`` of a PLAY-phase state: the compiled view (the
+    other hands hold their publicly known cards only, everything ``me`` has not seen is in
+    the pool) and the number of unknown hand cards of each player. ``known[q]``: counts by
+    rank known of q's hand (None: nothing known)."""
+    s = state.clone()
+    hidden = [0] * s.n
+    pool = s.pool[:]
+    for q in range(s.n):
+        if q == me:
+            continue
+        kn = known[q] if known is not None else [0] * NRANK
+        hand = s.hands[q]
+        for r in RANKS:
+            u = hand[r] - min(kn[r], hand[r])
+            pool[r] += u
+            hidden[q] += u
+            hand[r] -= u
+    s.pool = pool
+    return compiled().CState.from_state(s), hidden
+
+
+def position_view(pos: Position):
+    """``(view, hidden)`` of a position from its analyzing player's knowledge (any player's
+    unknown hand cards are hidden, known ones kept)."""
+    deal = sample_deal(pos, sample_rng(0, 0))
+    s = state_with_hands(pos, deal)
+    hidden = [len(d) for d in deal]
+    for q, d in enumerate(deal):
+        for r in d:
+            s.hands[q][r] -= 1
+            s.pool[r] += 1
+    return compiled().CState.from_state(s), hidden
+
+
+def decide(view, hidden, cfg: SearchConfig = ENGINE, seed: int = 0,
+           seconds: float | None = None) -> dict:
+    """The compiled search of one decision (``Decider.decide``): per-deal move values."""
+    return _decider(cfg).decide(view, hidden, seed & (2 ** 64 - 1), seconds or 0.0)
+
+
+def move_means(raw: dict, n: int) -> list[tuple]:
+    """``[(move, mean loss vector, [per-deal vectors])]`` in the first deal's move order
+    (moves missing from some deals, when the mover's own hand is hidden, average over the
+    deals that have them)."""
+    order, per = [], {}
+    for deal in raw["deals"]:
+        for m, v in deal:
+            if m not in per:
+                per[m] = []
+                order.append(m)
+            per[m].append(v)
+    out = []
+    for m in order:
+        vs = per[m]
+        out.append((m, [sum(v[i] for v in vs) / len(vs) for i in range(n)], vs))
+    return out
+
+
+def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | None = None,
+                   time_budget: float | None = None, seed: int = 0,
+                   config: SearchConfig = HINT, progress=None, **options) -> Analysis:
+    """The analysis of ``pos`` by the compiled search (module doc): every legal move with
+    its mean loss vector over the deals and 95% intervals, best first.
+
+    ``samples`` sets the deals (``determinizations``), ``nodes`` the node budget;
+    ``time_budget`` (seconds) stops early, making the answer depend on the machine.
+    ``options``: other :class:`SearchConfig` fields.
+    """
+    cfg = config.with_(determinizations=samples, nodes=nodes, **options)
+    t0 = time.perf_counter()
+    view, hidden = position_view(pos)
+    raw = decide(view, hidden, cfg, seed, time_budget)
+    seconds = time.perf_counter() - t0
+    if progress is not None:
+        progress(len(raw["deals"]), cfg.determinizations)
+    n, mover = pos.n, pos.to_move
+    k = len(raw["deals"])
+    moves, cis = [], {}
+    for m, mean, vs in move_means(raw, n):
+        est = [mean_ci([v[p] for v in vs]) for p in range(n)]
+        moves.append(MoveValue(m, [e[0] for e in est]))
+        cis[str(m)] = [[e[1], e[2]] for e in est]
+    moves = rank_moves(mover, moves)
+    stats = {"seconds": round(seconds, 6), "samples": k, "search": "determinized expectimax",
+             "nodes": raw["nodes"] + raw["playout_steps"],
+             "depth": max(raw["depth"]) if raw["depth"] else 0,
+             "depths": sorted(set(raw["depth"])),
+             "exact_samples": sum(raw["exact"]), "sampled_chance_nodes": raw["sampled"],
+             "config": cfg.to_json(), "seed": seed,
+             "nodes_per_second": round((raw["nodes"] + raw["playout_steps"]) / seconds)
+             if seconds > 0 else None,
+             "interval": "student-t on per-deal values; rule of three when all equal",
+             "move_ci95": cis}
+    best = moves[0]
+    return Analysis("sampled", mover, list(best.loss), moves, stats,
+                    ci95=[tuple(x) for x in cis[str(best.move)]], samples=k)

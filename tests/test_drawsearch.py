@@ -1,0 +1,341 @@
+"""The compiled search with the draw pile (ext/chance.pxi, ext/decide.pxi, sample/drawsearch.py).
+
+The central check: on tiny positions with a 2-3 card draw pile, where every chance node has
+at most ``chance_width`` outcomes (so sparse sampling keeps all of them with their exact
+probabilities), the search's value of every root move equals an exhaustive expectimax by
+definition (tests/exact_gen.py: every move, every outcome, exact fractions, a repetition on
+the line is a draw). With hidden hand cards, each deal the search made is rebuilt and
+checked the same way.
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+from exact_gen import TooBig, random_exact_state, random_rules
+
+from palace_solver.agents.play import _sample
+from palace_solver.game.cards import RANKS
+from palace_solver.game.position import from_text
+from palace_solver.game.rules import Rules
+from palace_solver.game.state import PLAY_PHASE, State
+from palace_solver.sample.drawsearch import (
+    SearchConfig,
+    analyze_search,
+    decide,
+    move_means,
+    position_view,
+    state_view,
+)
+from palace_solver.sample.policies import GreedyBot
+from palace_solver.sample.sampler import deal_probability
+from palace_solver.solve.engine import compiled
+
+E = compiled()
+#: Covers every chance node: at most 13 ranks (14 with jokers) can be unseen.
+ALL = 16
+
+
+def _with_draw_pile(s: State, k: int, rng: random.Random) -> State:
+    """``s`` with ``k`` burned cards moved to a draw pile (they join the unseen pool)."""
+    s = s.clone()
+    burned = [r for r in RANKS for _ in range(s.burned[r])]
+    rng.shuffle(burned)
+    for r in burned[:k]:
+        s.burned[r] -= 1
+        s.pool[r] += 1
+    s.draw_pile = min(k, len(burned))
+    s.check_cards()
+    return s
+
+
+def tiny_draw_state(seed: int, n: int = 2, must_play: bool = True) -> State:
+    """A tiny decision position (1-2 hand cards, at most one face-up and one face-down card
+    each) with a 2-3 card draw pile. By default under ``must_play`` as well as random
+    variants: with voluntary pickups the players can pass the pile back and forth, and the
+    tree of a by-definition expectimax (repetition judged on the line) explodes."""
+    rng = random.Random(seed)
+    rules = random_rules(rng)
+    if must_play:
+        rules = Rules.with_variants(list(rules.variants()) + ["must_play"])
+    s = random_exact_state(rng, n, rules, hand=(1, 2) if must_play else (1, 1),
+                           face_up=(0, 1), face_down=(0, 1), pile=(0, 2))
+    return _with_draw_pile(s, rng.randint(2, 3), rng)
+
+
+def _checkable(n: int, must_play: bool = True, seeds=range(10_000)):
+    """(seed, state, exhaustive values) of the tiny positions small enough to check."""
+    for seed in seeds:
+        state = tiny_draw_state(seed, n, must_play)
+        if state.is_terminal() or state.is_chance():
+            continue
+        brute = _budgeted_brute(state)
+        if brute is not None:
+            yield seed, state, brute
+
+
+def _search_moves(state: State, hidden=None, determinizations=1, seed=0, **kw):
+    view = E.CState.from_state(state)
+    cfg = SearchConfig(determinizations=determinizations, nodes=10 ** 9, chance_width=ALL,
+                       rollouts=0, max_depth=200, **kw)
+    return decide(view, hidden or [0] * state.n, cfg, seed)
+
+
+def expectimax(s: State, path: set, budget: list) -> list[Fraction]:
+    """Exhaustive expectimax by definition (as exact_gen.brute_force, with a call budget):
+    every move, every chance outcome with its probability (refills and flips alike), exact
+    fractions; the first repetition of a decision position on the line is a draw; each
+    mover minimises their own loss, ties keep the first move.
+
+    :raises TooBig: past ``budget[0]`` calls (the tree of a cyclic game grows fast).
+    """
+    budget[0] -= 1
+    if budget[0] < 0 or len(path) > 150:
+        raise TooBig
+    if s.is_terminal():
+        return s.result()
+    if s.is_chance():
+        total = [Fraction(0)] * s.n
+        for r, p in s.chance_outcomes():
+            c = s.clone()
+            c.apply(r)
+            v = expectimax(c, path, budget)
+            total = [a + p * b for a, b in zip(total, v)]
+        return total
+    k = s.key()
+    if k in path:
+        act = s.active()
+        return [Fraction(1, len(act)) if not s.out[p] else Fraction(0) for p in range(s.n)]
+    path.add(k)
+    best = None
+    for m in s.legal_moves():
+        c = s.clone()
+        c.apply(m)
+        v = expectimax(c, path, budget)
+        if best is None or v[s.to_move] < best[s.to_move]:
+            best = v
+    path.discard(k)
+    return best
+
+
+def _budgeted_brute(s: State, calls: int = 8_000):
+    """The expectimax value after each root move, or None past ``calls`` calls."""
+    budget = [calls]
+    out = {}
+    try:
+        for m in s.legal_moves():
+            c = s.clone()
+            c.apply(m)
+            out[str(m)] = expectimax(c, {s.key()}, budget)
+    except TooBig:
+        return None
+    return out
+
+
+def _assert_equal(deal, brute, where):
+    assert [str(m) for m, _ in deal] == list(brute), where
+    for m, v in deal:
+        want = [float(x) for x in brute[str(m)]]
+        assert all(abs(a - b) <= 1e-9 for a, b in zip(v, want)), (where, str(m), v, want)
+
+
+@pytest.mark.parametrize("n, must_play, count", [(2, True, 10), (2, False, 4), (3, True, 4)])
+def test_search_with_draw_pile_equals_exhaustive_expectimax(n, must_play, count):
+    checked = 0
+    for seed, state, brute in _checkable(n, must_play):
+        assert state.draw_pile in (2, 3)
+        raw = _search_moves(state)
+        (deal,) = raw["deals"]
+        assert raw["exact"] == [True]  # every line ended: the values are the whole tree's
+        _assert_equal(deal, brute, seed)
+        checked += 1
+        if checked == count:
+            break
+    assert checked == count
+
+
+def test_each_deal_with_hidden_hands_equals_exhaustive_expectimax():
+    checked = 0
+    for seed, state, _ in _checkable(2):
+        me = state.to_move
+        other = 1 - me
+        view, hidden = state_view(state, me, None)
+        assert hidden[other] == sum(state.hands[other]) > 0 and hidden[me] == 0
+        raw = decide(view, hidden, SearchConfig(determinizations=3, nodes=10 ** 9,
+                                                chance_width=ALL, rollouts=0, max_depth=200),
+                     seed)
+        for i, deal in enumerate(raw["deals"]):
+            det = E.determinize(view, hidden, E.deal_seed(seed, i)).to_state()
+            # the deal is consistent: the seat's cards and the table are untouched
+            assert det.hands[me] == state.hands[me] and det.face_up == state.face_up
+            assert sum(det.hands[other]) == sum(state.hands[other])
+            det.check_cards()
+            brute = _budgeted_brute(det, 50_000)
+            if brute is None:
+                continue  # another deal can make the game too long to enumerate
+            _assert_equal(deal, brute, (seed, i))
+            checked += 1
+        if checked >= 8:
+            break
+    assert checked >= 8
+
+
+def test_sparse_sampling_keeps_every_outcome_when_few():
+    state = tiny_draw_state(3)
+    c = E.CState.from_state(state)
+    mv = c.legal_moves()[0]
+    c.apply(mv)
+    while not c.is_chance():  # find a chance node: play on greedily
+        if c.is_terminal():
+            pytest.skip("no chance node on this line")
+        c.apply(E.greedy_choice(c))
+    exact = [(r, float(p)) for r, p in c.chance_outcomes()]
+    assert len(exact) >= 2
+    for width in (len(exact), len(exact) + 3, 0):
+        kept, sampled = E.sparse_chance(c, width, 7)
+        assert not sampled and [r for r, _ in kept] == [r for r, _ in exact]
+        assert [w for _, w in kept] == pytest.approx([p for _, p in exact])
+    kept, sampled = E.sparse_chance(c, len(exact) - 1, 7)
+    assert sampled and len(kept) <= len(exact) - 1
+
+
+def test_sparse_sampling_draws_with_the_pool_probabilities():
+    s = from_text("standard | me: 6 6 / - / 0 ; bob: 4 / - / 0 | pile 5 | burned 10 10 10 10"
+                  " | draw 44 | to_move 0").to_state()
+    c = E.CState.from_state(s)
+    c.apply("6x2")  # a refill of two cards from a 44-card draw pile
+    assert c.is_chance()
+    exact = dict((r, float(p)) for r, p in c.chance_outcomes())
+    counts = Counter()
+    width = 5
+    for seed in range(3000):
+        kept, sampled = E.sparse_chance(c, width, seed)
+        assert sampled and abs(sum(w for _, w in kept) - 1) < 1e-12
+        assert [r for r, _ in kept] == sorted(r for r, _ in kept)
+        for r, w in kept:
+            counts[r] += w
+        assert E.sparse_chance(c, width, seed) == (kept, sampled)  # seeded
+    for r, p in exact.items():
+        assert abs(counts[r] / 3000 - p) < 0.02, (r, counts[r] / 3000, p)
+
+
+def test_determinization_follows_the_deal_probabilities():
+    # bob holds 2 unknown cards; the unseen cards are 3 3 4 5 (and 1 face-down of each)
+    pos = from_text("standard | me: 7 / - / 1 ; bob: ?2 / - / 1 | pile 6 | burned "
+                    "2 2 2 2 3 3 4 4 4 5 5 5 6 6 6 7 7 7 8 8 8 8 9 9 9 9 10 10 10 10 J J J J "
+                    "Q Q Q Q K K K K A A A A | to_move 0")
+    view, hidden = position_view(pos)
+    assert hidden == [0, 2]
+    seen = Counter()
+    trials = 6000
+    for i in range(trials):
+        det = E.determinize(view, hidden, E.deal_seed(11, i)).to_state()
+        seen[tuple(r for r in RANKS for _ in range(det.hands[1][r]))] += 1
+    for hand, k in seen.items():
+        p = float(deal_probability(pos, [[], list(hand)]))
+        assert abs(k / trials - p) < 4 * (p * (1 - p) / trials) ** 0.5 + 1e-3, (hand, k, p)
+    assert sum(float(deal_probability(pos, [[], list(h)])) for h in seen) == pytest.approx(1)
+
+
+def test_compiled_greedy_plays_as_greedy_bot():
+    rng = random.Random(5)
+    greedy = GreedyBot()
+    checked = 0
+    for g in range(60):
+        r2 = random.Random(g)
+        rules = random_rules(r2, 3)
+        n = 2 + g % 3
+        try:
+            rules.check_players(n)
+        except Exception:  # noqa: BLE001 - a variant that cannot seat n
+            continue
+        s = State.new_game(rules, n)
+        for _ in range(400):
+            if s.is_terminal():
+                break
+            if s.is_chance():
+                s.apply(_sample(s, rng))
+                continue
+            want = greedy.choose(s, rng)
+            if s.phase == PLAY_PHASE:
+                assert E.greedy_choice(E.CState.from_state(s)) == want, (g, str(s))
+                checked += 1
+            # a random move now and then leads to positions greedy alone never reaches
+            s.apply(rng.choice(s.legal_moves()) if rng.random() < 0.3 else want)
+    assert checked > 2000
+
+
+def test_greedy_playout_ends_and_scores():
+    s = tiny_draw_state(1)
+    c = E.CState.from_state(s)
+    loss, steps = E.greedy_playout_loss(c, 3)
+    assert len(loss) == 2 and sum(loss) == pytest.approx(1) and steps >= 0
+    assert E.greedy_playout_loss(c, 3) == (loss, steps)  # seeded, and c is unchanged
+
+
+def test_same_seed_same_answer_and_budget_bounds_the_work():
+    rng = random.Random(2)
+    s = State.new_game(Rules(), 2)
+    while s.is_chance() or s.phase != PLAY_PHASE:
+        s.apply(_sample(s, rng) if s.is_chance() else GreedyBot().choose(s, rng))
+    view, hidden = state_view(s, s.to_move, None)
+    assert s.draw_pile > 0 and sum(hidden) == 3
+    for cfg in (SearchConfig(determinizations=4, nodes=20_000),
+                SearchConfig(determinizations=4, nodes=20_000, rollouts=1, ordered=True)):
+        a = decide(view, hidden, cfg, 9)
+        b = decide(view, hidden, cfg, 9)
+        assert a == b
+        assert a["nodes"] + a["playout_steps"] <= 20_000 + 4 * 20_000  # first iterations
+        c = decide(view, hidden, cfg, 10)
+        assert c["deals"] != a["deals"] or c["nodes"] != a["nodes"]
+
+
+def test_the_seat_sees_only_its_view():
+    """Two states that differ only in the opponent's hidden hand give the same view, hence
+    the same answer."""
+    rng = random.Random(8)
+    s = State.new_game(Rules(), 2)
+    while s.is_chance() or s.phase != PLAY_PHASE:
+        s.apply(_sample(s, rng) if s.is_chance() else GreedyBot().choose(s, rng))
+    me, other = s.to_move, 1 - s.to_move
+    t = s.clone()
+    # swap one of the opponent's hand cards with an unseen card of another rank
+    r_in = next(r for r in RANKS if t.hands[other][r])
+    r_out = next(r for r in RANKS if t.pool[r] and r != r_in)
+    t.hands[other][r_in] -= 1
+    t.hands[other][r_out] += 1
+    t.pool[r_in] += 1
+    t.pool[r_out] -= 1
+    t.check_cards()
+    cfg = SearchConfig(determinizations=6, nodes=30_000, rollouts=1)
+    va, ha = state_view(s, me, None)
+    vb, hb = state_view(t, me, None)
+    assert va.packed() == vb.packed() and ha == hb
+    assert decide(va, ha, cfg, 4) == decide(vb, hb, cfg, 4)
+
+
+def test_analysis_json_keeps_the_contract():
+    pos = from_text("standard | me: 3 7 7 / A 10 / 3 ; bob: ?3 / 2 / 3 | pile 5 6 6 | "
+                    "burned 10 4 4 4 4 | draw 29 | to_move 0")
+    a = analyze_search(pos, samples=4, nodes=20_000, seed=1)
+    j = a.to_json()
+    assert j["method"] == "sampled" and j["to_move"] == 0
+    assert len(j["loss_probability"]) == 2 and len(j["ci95"]) == 2
+    assert j["samples"] == 4
+    assert j["best_move"] == j["moves"][0]["move"]
+    losses = [m["loss_probability"][0] for m in j["moves"]]
+    assert losses == sorted(losses)
+    for m in j["moves"]:
+        assert abs(sum(m["loss_probability"]) - 1) < 1e-9
+    assert set(j["stats"]["move_ci95"]) == {m["move"] for m in j["moves"]}
+    assert analyze_search(pos, samples=4, nodes=20_000, seed=1).to_json()["moves"] == j["moves"]
+
+
+def test_move_means_average_the_deals():
+    raw = {"deals": [[("a", [0.2, 0.8]), ("b", [0.6, 0.4])],
+                     [("a", [0.4, 0.6]), ("b", [0.0, 1.0])]]}
+    got = move_means(raw, 2)
+    assert [m for m, _, _ in got] == ["a", "b"]
+    assert got[0][1] == pytest.approx([0.3, 0.7]) and got[1][1] == pytest.approx([0.3, 0.7])

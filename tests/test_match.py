@@ -1,0 +1,136 @@
+"""``palace match`` and the agents by name (palace_solver/jobs/match.py, agents/registry.py)."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from click.testing import CliRunner
+
+from palace_solver.agents.method_bots import HandTracker
+from palace_solver.agents.registry import (
+    AGENTS,
+    AgentError,
+    agent_names,
+    make_agent,
+    openspiel_available,
+    parse_agent,
+)
+from palace_solver.cli.main import cli
+from palace_solver.game.rules import Rules
+from palace_solver.game.state import PLAY_PHASE
+from palace_solver.jobs.match import make_start, match_tasks, play_task, run_match, summarize
+
+#: a cheap engine, so that whole matches fit in a test
+ENGINE = "engine:nodes=3000:determinizations=4"
+#: fields of a summary that do not depend on the machine
+STABLE = ("a", "b", "players", "kind", "starts", "games", "score", "ci95", "p", "wins",
+          "draws", "losses", "mean_decisions", "a_loss_rate")
+
+
+def test_same_seed_same_result_for_one_and_two_jobs(tmp_path):
+    one = run_match(ENGINE, "greedy", starts=3, seed=5, jobs=1, progress=False)
+    two = run_match(ENGINE, "greedy", starts=3, seed=5, jobs=2, progress=False,
+                    output=tmp_path / "m.jsonl")
+    assert {k: one[k] for k in STABLE} == {k: two[k] for k in STABLE}
+    assert one["games"] == 6 and one["wins"] + one["draws"] + one["losses"] == 6
+    # resumed from the finished file: the same games, nothing replayed
+    again = run_match(ENGINE, "greedy", starts=3, seed=5, jobs=1, progress=False,
+                      output=tmp_path / "m.jsonl")
+    assert {k: again[k] for k in STABLE} == {k: one[k] for k in STABLE}
+    other = run_match(ENGINE, "greedy", starts=3, seed=6, jobs=1, progress=False)
+    assert other["mean_decisions"] != one["mean_decisions"]
+
+
+def test_every_seating_of_a_start_shares_the_start_and_the_chance():
+    tasks = match_tasks("greedy", "lowest", players=3, starts=2, seed=1)
+    assert [(t["start"], t["seat"]) for t in tasks] == [(0, 0), (0, 1), (0, 2), (1, 0),
+                                                        (1, 1), (1, 2)]
+    # the same agent in every seat: every seating of a start is the same game
+    same = [play_task(dict(t, a="greedy", b="greedy")) for t in tasks[:3]]
+    assert same[0]["loss"] == same[1]["loss"] == same[2]["loss"]
+    assert [r["a_loss"] for r in same] == [same[0]["loss"][k] for k in range(3)]
+    res = [play_task(t) for t in tasks]
+    s = summarize(tasks, res)
+    assert s["players"] == 3 and s["games"] == 6 and s["equal_score"] == pytest.approx(2 / 3)
+    assert s["score"] == pytest.approx(1 - sum(r["a_loss"] for r in res) / 6)
+
+
+def test_a_draw_is_half_a_loss_in_two_players():
+    tasks = match_tasks("random", "random", starts=4, seed=0)
+    res = [play_task(t) for t in tasks]
+    assert any(r["outcome"] == "draw" for r in res)  # random bots repeat positions
+    for r in res:
+        if r["outcome"] == "draw":
+            assert r["loss"] == [0.5, 0.5] and r["a_loss"] == 0.5
+
+
+def test_starts():
+    s, tracker, history = make_start("full", Rules(), 2, "k")
+    assert s.phase == PLAY_PHASE and s.draw_pile > 0 and not s.is_chance()
+    s2, _, h2 = make_start("full", Rules(), 2, "k")
+    assert s2.key() == s.key() and h2 == history
+    late, _, _ = make_start("late", Rules(), 3, "k", late_cards=10)
+    assert late.draw_pile == 0 and sum(late.cards_left(p) for p in range(3)) <= 10
+    assert isinstance(tracker, HandTracker)
+
+
+def test_agents_by_name():
+    names = agent_names()
+    for want in ("engine", "hint", "rollout", "det", "ismcts", "greedy", "lowest", "random"):
+        assert want in names
+    assert ("os_ismcts" in names) == openspiel_available()
+    assert parse_agent("engine:nodes=1000:rollouts=0") == ("engine",
+                                                          {"nodes": 1000, "rollouts": 0})
+    with pytest.raises(AgentError, match="unknown agent"):
+        parse_agent("stockfish")
+    with pytest.raises(AgentError, match="key=value"):
+        parse_agent("engine:nodes")
+    with pytest.raises(AgentError):
+        make_agent("engine:bogus=1")
+    assert make_agent("engine:nodes=1000").config.nodes == 1000
+
+
+@pytest.mark.parametrize("spec", ["engine:nodes=2000", "engine_gd:nodes=2000",
+                                  "hint:seconds=0.2", "rollout:seconds=0.05", "det:samples=2",
+                                  "ismcts:iterations=10", "greedy", "lowest", "random"])
+def test_each_agent_plays_legal_moves(spec):
+    s, tracker, _ = make_start("full", Rules(), 2, "agents")
+    agent = make_agent(spec, seed=1)
+    if hasattr(agent, "tracker"):
+        agent.tracker = tracker
+    rng = random.Random(0)
+    for _ in range(3):
+        while s.is_chance():
+            s.apply(s.chance_outcomes()[0][0])
+        if s.is_terminal():
+            break
+        m = agent.choose(s, rng)
+        assert m in s.legal_moves()
+        tracker.apply(s, m)
+
+
+@pytest.mark.skipif(not openspiel_available(), reason="needs the openspiel extra")
+def test_os_ismcts_replays_the_game():
+    r = play_task(match_tasks("os_ismcts:sims=5", "greedy", starts=1, seed=2,
+                              kind="late")[0])
+    assert r["reason"] in ("end", "repetition", "cap") and r["a_decisions"] > 0
+
+
+def test_cli_match_json_and_errors():
+    runner = CliRunner()
+    res = runner.invoke(cli, ["match", ENGINE, "greedy", "--starts", "2", "--json",
+                              "--no-progress"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["games"] == 4 and 0 <= out["ci95"][0] <= out["score"] <= out["ci95"][1] <= 1
+    assert out["a_decisions_per_second"] > 0
+    for args in (["match", "enginex", "greedy"], ["match", "engine", "greedy", "--starts", "0"],
+                 ["match", "engine", "greedy", "--variant", "nonsense"],
+                 ["match", "engine:nodes", "greedy"]):
+        res = runner.invoke(cli, args)
+        assert res.exit_code == 2, (args, res.output)
+        assert res.output.count("\n") == 1 and res.output.startswith("palace: ")
+    res = runner.invoke(cli, ["match", "--help"])
+    assert res.exit_code == 0 and "--players" in res.output and "os_ismcts" in res.output
+    assert set(AGENTS) >= {"engine", "hint", "rollout", "det", "ismcts", "os_ismcts"}
