@@ -78,11 +78,13 @@ cdef class Decider:
     cdef DeepSearch search
     cdef public int determinizations, chance_width, rollouts, max_depth
     cdef public bint ordered
+    cdef public uint64_t exact_nodes
     cdef public uint64_t nodes
     cdef public double hash_mb
 
     def __init__(self, int determinizations=8, uint64_t nodes=100_000, int chance_width=3,
-                 int rollouts=0, int max_depth=64, double hash_mb=2.0, bint ordered=False):
+                 int rollouts=0, int max_depth=64, double hash_mb=2.0, bint ordered=False,
+                 uint64_t exact_nodes=0):
         if determinizations < 1:
             raise ValueError("determinizations must be at least 1")
         self.determinizations = determinizations
@@ -92,7 +94,47 @@ cdef class Decider:
         self.max_depth = max_depth
         self.hash_mb = hash_mb
         self.ordered = ordered
+        self.exact_nodes = exact_nodes
         self.search = None
+
+    cdef object _deepen(self, DeepSearch sr, uint64_t share, int max_depth,
+                        double deadline, int* depth_out, bint* exact_out):
+        """Iterative deepening of sr within `share` nodes (the file's comment): the last
+        finished iteration's [(Move, vector)], or None when even the first could not
+        finish (only with a deadline)."""
+        cdef int d
+        cdef uint64_t used, prev = 0, start, base = sr.nodes + sr.playout_steps
+        cdef double growth, left
+        last = None
+        exact = False
+        depth_out[0] = 0
+        for d in range(1, max_depth + 1):
+            start = sr.nodes + sr.playout_steps
+            if last is None:
+                sr.node_limit = 0
+                res = sr.iterate(d, 0.0)
+            else:
+                sr.node_limit = base + share
+                left = deadline - now_seconds() if deadline > 0 else 0.0
+                if deadline > 0 and left <= 0:
+                    break
+                res = sr.iterate(d, left)
+            if res is None:
+                break
+            exact, last = res
+            depth_out[0] = d
+            if exact:
+                break
+            used = sr.nodes + sr.playout_steps - start
+            growth = used / <double>prev if prev else 4.0
+            if growth < 2.0:
+                growth = 2.0
+            if sr.nodes + sr.playout_steps - base + used * growth > share:
+                break
+            prev = used
+        sr.node_limit = 0
+        exact_out[0] = exact
+        return last
 
     def decide(self, CState view, hidden, uint64_t seed, double seconds=0.0):
         """Every legal move's loss vector in each deal of ``view``.
@@ -104,21 +146,19 @@ cdef class Decider:
         searched keeps its last finished iteration.
         """
         cdef int hid[MAXP]
-        cdef int i, d
+        cdef int i, depth
+        cdef bint exact
         cdef CState det = CState.__new__(CState)
         cdef DeepSearch sr
-        cdef uint64_t st, share, used, prev, start, total_nodes = 0, total_steps = 0
+        cdef uint64_t st, share, total_nodes = 0, total_steps = 0
         cdef uint64_t total_sampled = 0, total_evals = 0
         cdef double deadline = now_seconds() + seconds if seconds > 0 else 0.0
-        cdef double growth, left
         _hidden_array(view, hidden, hid)
         det.rules = view.rules
         if self.search is None or self.search.n != view.s.n or \
                 self.search.nw != pack_nwords(&view.s):
             self.search = DeepSearch(view, self.hash_mb)
         sr = self.search
-        sr.chance_width = self.chance_width
-        sr.rollouts = self.rollouts
         share = self.nodes // self.determinizations
         if share < 1:
             share = 1
@@ -129,45 +169,35 @@ cdef class Decider:
             copy_state(&det.s, &view.s)
             st = seed_mix(seed, <uint64_t>i)
             determinize_view(&det.s, hid, &st)
-            sr._reset(&det.s)
-            if self.ordered:
-                sr._order_draws(&st)
-            sr.chance_seed = seed_mix(seed ^ <uint64_t>0xa5a5a5a5a5a5a5a5ULL, <uint64_t>i)
             last = None
-            last_depth = 0
             exact = False
-            prev = 0
-            for d in range(1, self.max_depth + 1):
-                start = sr.nodes + sr.playout_steps
-                if last is None:
-                    sr.node_limit = 0
-                    res = sr.iterate(d, 0.0)
-                else:
-                    sr.node_limit = share
-                    left = deadline - now_seconds() if deadline > 0 else 0.0
-                    if deadline > 0 and left <= 0:
-                        break
-                    res = sr.iterate(d, left)
-                if res is None:
-                    break
-                exact, last = res
-                last_depth = d
-                if exact:
-                    break
-                used = sr.nodes + sr.playout_steps - start
-                growth = used / <double>prev if prev else 4.0
-                if growth < 2.0:
-                    growth = 2.0
-                if sr.nodes + sr.playout_steps + used * growth > share:
-                    break
-                prev = used
-            sr.node_limit = 0
+            if self.exact_nodes and det.s.draw_pile == 0 and (i == 0 or exacts[0]):
+                # Endgame: the deal's whole tree may fit (every chance outcome, the horizon
+                # never met): then its values are exact and the main search is skipped. The
+                # other deals try only when the first one fitted.
+                sr._reset(&det.s)
+                sr.chance_width = 0
+                sr.rollouts = 0
+                sr.chance_seed = seed_mix(seed ^ <uint64_t>0xa5a5a5a5a5a5a5a5ULL, <uint64_t>i)
+                last = self._deepen(sr, self.exact_nodes, 200, deadline, &depth, &exact)
+                total_nodes += sr.nodes
+                total_evals += sr.evals
+                if not exact:
+                    last = None
+            if last is None:
+                sr._reset(&det.s)
+                sr.chance_width = self.chance_width
+                sr.rollouts = self.rollouts
+                if self.ordered:
+                    sr._order_draws(&st)
+                sr.chance_seed = seed_mix(seed ^ <uint64_t>0xa5a5a5a5a5a5a5a5ULL, <uint64_t>i)
+                last = self._deepen(sr, share, self.max_depth, deadline, &depth, &exact)
+                total_nodes += sr.nodes
+                total_steps += sr.playout_steps
+                total_sampled += sr.sampled
+                total_evals += sr.evals
             deals.append(last)
-            depths.append(last_depth)
+            depths.append(depth)
             exacts.append(bool(exact))
-            total_nodes += sr.nodes
-            total_steps += sr.playout_steps
-            total_sampled += sr.sampled
-            total_evals += sr.evals
         return {"deals": deals, "depth": depths, "exact": exacts, "nodes": total_nodes,
                 "playout_steps": total_steps, "sampled": total_sampled, "evals": total_evals}

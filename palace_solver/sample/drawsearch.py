@@ -62,6 +62,12 @@ class SearchConfig:
     hash_mb: float = 2.0
     #: determinize the draw pile's order too (refills are then known in each deal)
     ordered: bool = False
+    #: with an empty draw pile, first try to solve each deal's whole tree within this many
+    #: nodes (every outcome, the horizon evaluation's leaves); exact values are kept
+    exact_nodes: int = 0
+    #: the horizon evaluation (``set_eval_mode`` of the compiled core): "cardcount",
+    #: "learned" or "auto" (learned while the draw pile holds cards)
+    eval: str = "cardcount"
 
     def with_(self, **kw) -> "SearchConfig":
         return replace(self, **{k: v for k, v in kw.items() if v is not None})
@@ -85,7 +91,7 @@ def _decider(cfg: SearchConfig):
             _deciders.clear()
         d = _deciders[cfg] = compiled().Decider(
             cfg.determinizations, cfg.nodes, cfg.chance_width, cfg.rollouts, cfg.max_depth,
-            cfg.hash_mb, cfg.ordered)
+            cfg.hash_mb, cfg.ordered, cfg.exact_nodes)
     return d
 
 
@@ -127,7 +133,12 @@ def position_view(pos: Position):
 def decide(view, hidden, cfg: SearchConfig = ENGINE, seed: int = 0,
            seconds: float | None = None) -> dict:
     """The compiled search of one decision (``Decider.decide``): per-deal move values."""
-    return _decider(cfg).decide(view, hidden, seed & (2 ** 64 - 1), seconds or 0.0)
+    eng = compiled()
+    old = eng.set_eval_mode(cfg.eval)
+    try:
+        return _decider(cfg).decide(view, hidden, seed & (2 ** 64 - 1), seconds or 0.0)
+    finally:
+        eng.set_eval_mode(old)
 
 
 def move_means(raw: dict, n: int) -> list[tuple]:
