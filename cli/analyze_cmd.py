@@ -9,7 +9,7 @@ import click
 from palace_solver.game.position import InvalidPositionError, load_position, to_text
 from palace_solver.solve.compiled import GraphTooLargeError
 from palace_solver.solve.exact import MAX_SWEEPS
-from palace_solver.solve.results import NotExactError
+from palace_solver.solve.results import NotExactError, ties
 
 METHODS = ("auto", "exact", "search", "sampled", "ismcts")
 
@@ -27,6 +27,7 @@ def _table(pos, a) -> str:
     head = f"  {'move':<{w}}  " + "  ".join(f"{'loss ' + n:>16}" for n in names)
     rows = [head]
     cis = a.stats.get("move_ci95") or {}
+    tied = ties(a)
     for i, m in enumerate(a.moves):
         cells = []
         for j, x in enumerate(m.loss):
@@ -36,7 +37,7 @@ def _table(pos, a) -> str:
                 lo, hi = ci[j]
                 cell += f" ±{100 * (float(hi) - float(lo)) / 2:.1f}"
             cells.append(f"{cell:>16}")
-        mark = "*" if i == 0 else " "
+        mark = "*" if i == 0 else "=" if tied[i] else " "
         rows.append(f"{mark} {str(m.move):<{w}}  " + "  ".join(cells))
     st = a.stats
     info = [f"method {a.method}"]
@@ -56,9 +57,13 @@ def _table(pos, a) -> str:
         notes.append(f"note: with 3+ players the fixed point did not converge in "
                      f"{fp['cycling']} of {fp['layers']} layers: the sweeps cycle{period}, and "
                      f"the values are those after {MAX_SWEEPS:,} sweeps, not a fixed point")
+    legend = []
+    if any(tied):
+        legend = ["", "* best move; = tied with it (its 95% interval of the mover's loss "
+                  "overlaps the best move's)"]
     return "\n".join([f"position: {to_text(pos)}",
                       f"to move: {names[a.to_move]}   loss now: {pos_loss}",
-                      " · ".join(info), "", *rows] + ([""] + notes if notes else []))
+                      " · ".join(info), "", *rows, *legend] + ([""] + notes if notes else []))
 
 
 @click.command()

@@ -8,6 +8,7 @@ from palace_solver.cli.common import batch_options, rules_from_options, rules_op
 from palace_solver.cli.common import fail as _fail
 
 from palace_solver.game.cards import CardError, names, parse_rank
+from palace_solver.agents.registry import AgentError, parse_agent
 from palace_solver.jobs.swap import rank_layouts
 from palace_solver.sample.policies import BOTS
 
@@ -33,7 +34,11 @@ def _cards(text: str) -> list[int]:
 @click.option("--games", "-g", type=int, default=200, show_default=True,
               help="Games played per layout (the same deals for every layout).")
 @click.option("--bot", default="greedy", show_default=True,
-              help=f"Policy of every player in those games. Known: {', '.join(BOTS)}.")
+              help=f"Policy of the other players in those games. Known: {', '.join(BOTS)}.")
+@click.option("--agent", default="engine", show_default=True,
+              help="Agent playing your seat (palace match's names, e.g. engine, "
+                   "engine:determinizations=16), or 'none' for --bot everywhere (greedy "
+                   "playouts: a hundred times faster).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the random completions of the deal; same seed, same ranking.")
 @batch_options("the ranking", "50 games of one layout")
@@ -41,18 +46,20 @@ def _cards(text: str) -> list[int]:
               help="Print JSON: every layout with its loss probability, interval and games.")
 @click.option("--progress/--no-progress", default=True, show_default=True,
               help="Show a progress bar on standard error.")
-def swap(cards, players, rules_name, variants, seat, others, games, bot, seed, jobs,
+def swap(cards, players, rules_name, variants, seat, others, games, bot, agent, seed, jobs,
          ray_address, output, as_json, progress):
     """Rank the layouts of your face-up cards at the swap phase.
 
     CARDS are your hand and face-up cards together (6, or 8 with four_cards; the hand of 6
     under choose_face_up). Each distinct choice of face-up cards is played in --games games
-    from random completions of the deal, by --bot for every player, and ranked by your
-    estimated loss probability with a 95% interval.
+    from random completions of the deal, your seat played by --agent (the engine's search by
+    default) and the others by --bot, and ranked by your estimated loss probability with a
+    95% interval. --agent none plays --bot everywhere (greedy playouts, far faster).
 
     \b
     Examples:
       palace swap 3 7 9 K A 10
+      palace swap 3 7 9 K A 10 --agent none --games 2000
       palace swap 3 7 9 K A 10 -n 3 --others "2 A Q" --games 500 --json
       palace swap 3 7 9 K A 10 --games 20000 --ray auto --output swap.jsonl
     """
@@ -65,22 +72,29 @@ def swap(cards, players, rules_name, variants, seat, others, games, bot, seed, j
         _fail("--jobs must be at least 1")
     if bot.strip().lower() not in BOTS:
         _fail(f"unknown bot {bot!r} (known: {', '.join(BOTS)})")
+    agent = None if agent.strip().lower() in ("none", "") else agent.strip()
+    if agent is not None:
+        try:
+            parse_agent(agent)
+        except AgentError as e:
+            _fail(str(e))
     try:  # ValueError: impossible cards, or a BatchError (another run's --output, no Ray)
         res = rank_layouts(rules, players, mine, others_up, seat=seat, games=games, seed=seed,
                            jobs=jobs, bot=bot.strip().lower(), progress=progress,
-                           ray=ray_address, output=output)
+                           ray=ray_address, output=output, agent=agent)
     except ValueError as e:
         _fail(str(e))
     if as_json:
         click.echo(json.dumps({
             "players": players, "rules": rules.to_json(), "cards": names(mine),
-            "seat": seat, "games": games, "seed": seed, "bot": bot,
+            "seat": seat, "games": games, "seed": seed, "bot": bot, "agent": agent,
             "layouts": [{"face_up": names(v.move.layout),
                          "hand": names(_rest(mine, v.move.layout)),
                          "loss_probability": v.loss, "ci95": list(v.ci95), "games": v.games}
                         for v in res]}, indent=2))
         return
-    click.echo(f"{len(res)} layouts, {games} games each ({bot} play), seed {seed}")
+    who = f"you: {agent}, others: {bot}" if agent else f"{bot} play"
+    click.echo(f"{len(res)} layouts, {games} games each ({who}), seed {seed}")
     click.echo(f"{'face up':<14} {'hand':<14} {'loss':>6}  95% interval")
     for v in res:
         click.echo(f"{' '.join(names(v.move.layout)):<14} "

@@ -79,12 +79,13 @@ cdef class Decider:
     cdef public int determinizations, chance_width, rollouts, max_depth
     cdef public bint ordered
     cdef public uint64_t exact_nodes
+    cdef public bint stop_at_budget
     cdef public uint64_t nodes
     cdef public double hash_mb
 
     def __init__(self, int determinizations=8, uint64_t nodes=100_000, int chance_width=3,
                  int rollouts=0, int max_depth=64, double hash_mb=2.0, bint ordered=False,
-                 uint64_t exact_nodes=0):
+                 uint64_t exact_nodes=0, bint stop_at_budget=False):
         if determinizations < 1:
             raise ValueError("determinizations must be at least 1")
         self.determinizations = determinizations
@@ -95,6 +96,7 @@ cdef class Decider:
         self.hash_mb = hash_mb
         self.ordered = ordered
         self.exact_nodes = exact_nodes
+        self.stop_at_budget = stop_at_budget
         self.search = None
 
     cdef object _deepen(self, DeepSearch sr, uint64_t share, int max_depth,
@@ -165,6 +167,8 @@ cdef class Decider:
         deals, depths, exacts = [], [], []
         for i in range(self.determinizations):
             if i and deadline > 0 and now_seconds() >= deadline:
+                break
+            if i and self.stop_at_budget and total_nodes + total_steps >= self.nodes:
                 break
             copy_state(&det.s, &view.s)
             st = seed_mix(seed, <uint64_t>i)

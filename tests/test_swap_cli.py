@@ -17,7 +17,8 @@ def run(*args):
 
 
 def test_json_ranking():
-    r = run("3", "7", "9", "K", "A", "10", "--games", "20", "--json", "--no-progress")
+    r = run("3", "7", "9", "K", "A", "10", "--games", "20", "--json", "--no-progress",
+            "--agent", "none")
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
     assert len(out["layouts"]) == 20
@@ -66,9 +67,25 @@ def test_text_and_jobs_agree():
     a = rank_layouts(Rules(), 3, [3, 3, 5, 14, 14, 2], [[13, 13, 13]], games=6, seed=2)
     b = rank_layouts(Rules(), 3, [3, 3, 5, 14, 14, 2], [[13, 13, 13]], games=6, seed=2, jobs=2)
     assert [(str(x.move), x.loss) for x in a] == [(str(x.move), x.loss) for x in b]
-    r = run("3", "3", "5", "A", "A", "2", "-n", "3", "-o", "K K K", "-g", "4", "--no-progress")
+    r = run("3", "3", "5", "A", "A", "2", "-n", "3", "-o", "K K K", "-g", "4", "--no-progress",
+            "--agent", "none")
     assert r.exit_code == 0, r.output
     assert "layouts" in r.output and "95% interval" in r.output
+
+
+def test_an_agent_plays_the_seat():
+    cheap = "engine:determinizations=8:nodes=3000"
+    a = rank_layouts(Rules(), 2, [3, 3, 5, 14, 14, 2], games=3, seed=1, agent=cheap)
+    b = rank_layouts(Rules(), 2, [3, 3, 5, 14, 14, 2], games=3, seed=1, agent=cheap, jobs=2)
+    assert [(str(x.move), x.loss) for x in a] == [(str(x.move), x.loss) for x in b]
+    g = rank_layouts(Rules(), 2, [3, 3, 5, 14, 14, 2], games=3, seed=1)
+    assert sorted(str(x.move) for x in a) == sorted(str(x.move) for x in g)
+    assert [x.loss for x in a] != [x.loss for x in g]  # another player in the seat
+    r = run("3", "3", "5", "A", "A", "2", "-g", "2", "--no-progress", "--agent", cheap, "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["agent"] == cheap
+    r = run("3", "3", "5", "A", "A", "2", "--no-progress", "--agent", "nobody")
+    assert r.exit_code == 2 and r.output.startswith("palace: unknown agent")
 
 
 def test_four_cards_and_deal():

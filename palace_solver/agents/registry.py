@@ -5,6 +5,8 @@
 | engine      | the compiled determinized search with the draw pile (``drawsearch.ENGINE``), |
 |             | from the first play                                                          |
 | engine_gd   | the same, but greedy while the draw pile holds cards (the ablation)          |
+| engine_ab   | the other search measured: depth-limited expectimax (alpha-beta, sparse      |
+|             | chance nodes) with the learned evaluation at the horizon                     |
 | hint        | what ``palace live`` suggests: ``analyze`` of the seat's view at the live    |
 |             | default budget (:data:`HINT_SECONDS`), its best move                         |
 | rollout     | the sampled analysis before the compiled search (one ply, then greedy        |
@@ -35,7 +37,7 @@ import time
 
 from ..analysis import analyze
 from ..game.state import PLAY_PHASE, State
-from ..sample.drawsearch import ENGINE
+from ..sample.drawsearch import ENGINE, EXPECTIMAX
 from ..sample.policies import BOTS, GreedyBot, make_bot
 from ..sample.sampled import analyze_sampled
 from .method_bots import DetBot, IsmctsBot, SearchBot, view_position
@@ -128,6 +130,12 @@ def _engine(seed, draw_limit=None, seconds=None, **kw):
     return SearchBot(seed, ENGINE.with_(**kw), draw_limit=draw_limit, seconds=seconds)
 
 
+def _engine_ab(seed, draw_limit=None, seconds=None, **kw):
+    b = SearchBot(seed, EXPECTIMAX.with_(**kw), draw_limit=draw_limit, seconds=seconds)
+    b.name = "engine_ab"
+    return b
+
+
 def _engine_gd(seed, **kw):
     kw.setdefault("draw_limit", 0)
     b = _engine(seed, **kw)
@@ -159,6 +167,7 @@ def _simple(name):
 AGENTS = {
     "engine": (_engine, "compiled determinized search with the draw pile"),
     "engine_gd": (_engine_gd, "engine, but greedy while the draw pile holds cards"),
+    "engine_ab": (_engine_ab, "depth-limited expectimax, learned evaluation at the leaves"),
     "hint": (HintAgent, f"what palace live suggests ({HINT_SECONDS:g} s analysis)"),
     "rollout": (RolloutAgent, "sampled analysis, greedy playouts in Python, 0.5 s"),
     "det": (_det, "determinization + compiled deepening, greedy in the draw phase"),

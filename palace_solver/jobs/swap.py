@@ -7,9 +7,12 @@ For a player holding ``2 * zone_size`` cards (hand + face-up, or the hand of six
 hands and unknown face-up cards; face-down cards and the draw pile stay in the engine's
 unseen pool) from its own seed, the same for every layout (common random numbers: the
 layouts are compared on the same deals and the same chance events, which makes their
-differences far less noisy than their levels). The other players lay out and every player
-plays with the ``bot`` policy (``greedy`` by default); the game is played to the end by
-:func:`palace_solver.sample.rollout.playout`, a game longer than its cap scored as a draw.
+differences far less noisy than their levels). The other players lay out and play with the
+``bot`` policy (``greedy`` by default). The player's own seat is played by ``agent``, an
+agent of :mod:`palace_solver.agents.registry` that sees only its seat (``palace swap``
+defaults to ``engine``, the compiled search), or with ``agent=None`` by ``bot`` too, the
+whole game then played to the end by :func:`palace_solver.sample.rollout.playout` (fast,
+compiled). A repeated position or a game longer than the cap is scored as a draw.
 
 A layout's figure is the mean loss share of the player over its games, with the interval of
 :func:`palace_solver.sample.stats.mean_ci`. The games run as batch tasks (:mod:`palace_solver.jobs.batch`:
@@ -22,15 +25,17 @@ import random
 import time
 from dataclasses import dataclass
 
+from ..agents.method_bots import HandTracker
+from ..agents.registry import make_agent
 from ..game.cards import NRANK
 from ..game.moves import Move
 from ..game.rules import Rules
 from ..game.state import LAYOUT_PHASE, State
 from ..sample.policies import make_bot
-from ..sample.rollout import playout
+from ..sample.rollout import PLAYOUT_CAP, chance_sample, draw_shares, playout
 from ..sample.stats import mean_ci
 from ..solve.engine import make_state
-from .batch import run_batch
+from .batch import run_batch, task_seed
 
 __all__ = ["LayoutValue", "deal_for", "layouts", "rank_layouts", "rank_layouts_timed",
            "swap_tasks", "swap_task"]
@@ -105,24 +110,31 @@ def deal_for(rules: Rules, n: int, seat: int, cards, others_up, rng: random.Rand
 
 
 def play_layout(rules: Rules, n: int, seat: int, cards, others_up, layout: Move, seed: int,
-                game: int, bot: str = "greedy", keep_up: bool = False) -> float:
+                game: int, bot: str = "greedy", keep_up: bool = False,
+                agent: str | None = None) -> float:
     """The player's loss share in game ``game`` with ``layout``. With ``keep_up`` the
     others' given face-up cards are their final layout (already laid), not cards they may
-    still swap."""
+    still swap. ``agent`` (a name of :mod:`palace_solver.agents.registry`): the player's
+    seat is played by that agent, seeing only its seat (None: ``bot`` everywhere)."""
     rng = random.Random(f"palace-swap-{seed}-{game}")
     s = deal_for(rules, n, seat, cards, others_up, rng)
     b = make_bot(bot)
     brng = random.Random(f"palace-swap-bots-{seed}-{game}")
     others = [p for p in range(n) if p != seat]
     laid = {p for p, up in zip(others, others_up) if up} if keep_up else set()
+    tracker = HandTracker(n)
     while s.phase == LAYOUT_PHASE:
         p = s.to_move
         if p == seat:
-            s.apply(layout)
+            mv = layout
         elif p in laid:
-            s.apply(Move.up(r for r in range(NRANK) for _ in range(s.face_up[p][r])))
+            mv = Move.up(r for r in range(NRANK) for _ in range(s.face_up[p][r]))
         else:
-            s.apply(b.choose(s, brng))
+            mv = b.choose(s, brng)
+        tracker.apply(s, mv)
+    if agent is not None:
+        return _play_with_agent(s, seat, make_agent(agent, task_seed(seed, f"swap/{game}")),
+                                b, brng, tracker)
     try:
         s = make_state(s, "cython") if not s.is_chance() else s
     except Exception:  # noqa: BLE001 - extension missing: the reference engine
@@ -130,23 +142,50 @@ def play_layout(rules: Rules, n: int, seat: int, cards, others_up, layout: Move,
     return playout(s, brng, bot)[seat]
 
 
+def _play_with_agent(s: State, seat: int, agent, bot, rng: random.Random,
+                     tracker: HandTracker) -> float:
+    """The game from the layout on: ``agent`` in ``seat``, ``bot`` elsewhere, chance from
+    ``rng``; a repeated decision position or PLAYOUT_CAP decisions are a draw."""
+    agent.tracker = tracker
+    seen: set = set()
+    decisions = 0
+    while not s.is_terminal():
+        if s.is_chance():
+            tracker.apply(s, chance_sample(s.chance_outcomes(), rng))
+            continue
+        k = s.key()
+        if k in seen or decisions >= PLAYOUT_CAP:
+            return draw_shares(s)[seat]
+        seen.add(k)
+        p = s.to_move
+        tracker.apply(s, (agent if p == seat else bot).choose(s, rng))
+        decisions += 1
+    return float(s.result()[seat])
+
+
 #: Games of one layout in one batch task: a fixed number (never derived from the workers),
 #: large enough that the per-task cost (process hand-off or Ray call, an output line) is
 #: small against the games, small enough to spread a few layouts over many workers.
 GAMES_PER_TASK = 50
+#: The same when an agent plays the seat (its games cost a hundred times more).
+AGENT_GAMES_PER_TASK = 5
 
 
 def swap_tasks(rules: Rules, n: int, cards, others_up=(), seat: int = 0, games: int = 200,
-               seed: int = 0, bot: str = "greedy", n_layouts: int | None = None) -> list[dict]:
+               seed: int = 0, bot: str = "greedy", n_layouts: int | None = None,
+               agent: str | None = None) -> list[dict]:
     """The batch tasks of :func:`rank_layouts`: layout ``k`` (its index in :func:`layouts`)
     over games ``first .. first + games - 1``, each game seeded from ``seed`` and its index
     (common to every layout), so splitting games into tasks changes nothing."""
     if n_layouts is None:
         n_layouts = len(layouts(rules, n, cards))
+    per_task = GAMES_PER_TASK if agent is None else AGENT_GAMES_PER_TASK
+    extra = {} if agent is None else {"agent": agent}  # old output files still resume
     return [{"id": f"{k}:{g0}", "rules": rules.to_json(), "players": n, "seat": seat,
              "cards": list(cards), "others_up": [list(u) for u in others_up], "layout": k,
-             "seed": seed, "first": g0, "games": min(GAMES_PER_TASK, games - g0), "bot": bot}
-            for k in range(n_layouts) for g0 in range(0, games, GAMES_PER_TASK)]
+             "seed": seed, "first": g0, "games": min(per_task, games - g0), "bot": bot,
+             **extra}
+            for k in range(n_layouts) for g0 in range(0, games, per_task)]
 
 
 def swap_task(task: dict) -> dict:
@@ -155,7 +194,7 @@ def swap_task(task: dict) -> dict:
     n, cards = task["players"], task["cards"]
     move = layouts(rules, n, cards)[task["layout"]]
     return {"loss": [play_layout(rules, n, task["seat"], cards, task["others_up"], move,
-                                 task["seed"], g, task["bot"])
+                                 task["seed"], g, task["bot"], agent=task.get("agent"))
                      for g in range(task["first"], task["first"] + task["games"])]}
 
 
@@ -193,7 +232,8 @@ def rank_layouts_timed(rules: Rules, n: int, cards, others_up=(), seat: int = 0,
 
 def rank_layouts(rules: Rules, n: int, cards, others_up=(), seat: int = 0, games: int = 200,
                  seed: int = 0, jobs: int = 1, bot: str = "greedy", progress=False,
-                 ray: str | None = None, output=None) -> list[LayoutValue]:
+                 ray: str | None = None, output=None,
+                 agent: str | None = None) -> list[LayoutValue]:
     """Layouts best first (lowest estimated loss; ties: layout order), played through the
     batch layer (:func:`palace_solver.jobs.batch.run_batch`): local processes (``jobs``) or Ray
     (``ray``), resumable from ``output``; the ranking does not depend on the workers.
@@ -207,7 +247,7 @@ def rank_layouts(rules: Rules, n: int, cards, others_up=(), seat: int = 0, games
         raise ValueError(f"seat {seat} out of range (0 to {n - 1})")
     check_cards(rules, n, cards, others_up)
     moves = layouts(rules, n, cards)
-    tasks = swap_tasks(rules, n, cards, others_up, seat, games, seed, bot, len(moves))
+    tasks = swap_tasks(rules, n, cards, others_up, seat, games, seed, bot, len(moves), agent)
     results = run_batch(swap_task, tasks, jobs=jobs, ray=ray, output=output,
                         progress=progress, label="swap tasks")
     per = {k: [] for k in range(len(moves))}

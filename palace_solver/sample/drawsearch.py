@@ -65,6 +65,9 @@ class SearchConfig:
     #: with an empty draw pile, first try to solve each deal's whole tree within this many
     #: nodes (every outcome, the horizon evaluation's leaves); exact values are kept
     exact_nodes: int = 0
+    #: no new deal once the decision has used ``nodes`` (then ``determinizations`` is the
+    #: most deals; the deals' searches are one ply with playouts, whose cost varies)
+    stop_at_budget: bool = False
     #: the horizon evaluation (``set_eval_mode`` of the compiled core): "cardcount",
     #: "learned" or "auto" (learned while the draw pile holds cards)
     eval: str = "cardcount"
@@ -76,10 +79,18 @@ class SearchConfig:
         return asdict(self)
 
 
-#: The ``engine`` agent: a 2-player game in about 2 s on one core.
-ENGINE = SearchConfig()
-#: ``palace analyze`` on hidden cards or a draw pile, and ``palace live`` hints.
-HINT = SearchConfig(determinizations=32, nodes=400_000)
+#: The ``engine`` agent (measured in benchmarks/RESULTS-strength.md): flat Monte Carlo over
+#: deals that fix the hidden hands and the draw pile's order: each root move, then one
+#: compiled greedy playout, up to 256 deals or 100,000 nodes (playout decisions); once the
+#: draw pile is empty each deal is first solved whole when it fits in 20,000 nodes.
+ENGINE = SearchConfig(determinizations=256, nodes=100_000, chance_width=1, rollouts=1,
+                      max_depth=1, ordered=True, exact_nodes=20_000, stop_at_budget=True)
+#: ``palace analyze`` on hidden cards or a draw pile, and ``palace live`` hints: the same
+#: search with four times the budget.
+HINT = ENGINE.with_(determinizations=1024, nodes=400_000)
+#: The depth-limited expectimax with the horizon evaluation at the leaves (sparse chance
+#: nodes, iterative deepening), measured against the above (agent ``engine_ab``).
+EXPECTIMAX = SearchConfig(determinizations=8, nodes=16_000, chance_width=3, eval="learned")
 
 _deciders: dict = {}
 
@@ -91,7 +102,7 @@ def _decider(cfg: SearchConfig):
             _deciders.clear()
         d = _deciders[cfg] = compiled().Decider(
             cfg.determinizations, cfg.nodes, cfg.chance_width, cfg.rollouts, cfg.max_depth,
-            cfg.hash_mb, cfg.ordered, cfg.exact_nodes)
+            cfg.hash_mb, cfg.ordered, cfg.exact_nodes, cfg.stop_at_budget)
     return d
 
 
