@@ -330,6 +330,9 @@ def test_analysis_json_keeps_the_contract():
     for m in j["moves"]:
         assert abs(sum(m["loss_probability"]) - 1) < 1e-9
     assert set(j["stats"]["move_ci95"]) == {m["move"] for m in j["moves"]}
+    for m in j["moves"]:  # POSITION.md: each move of a sampled answer carries its ci95
+        assert m["ci95"] == j["stats"]["move_ci95"][m["move"]] and len(m["ci95"]) == 2
+    assert j["ci95"] == j["moves"][0]["ci95"]
     assert analyze_search(pos, samples=4, nodes=20_000, seed=1).to_json()["moves"] == j["moves"]
 
 

@@ -192,7 +192,7 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
     moves, cis = [], {}
     for m, mean, vs in move_means(raw, n):
         est = [mean_ci([v[p] for v in vs]) for p in range(n)]
-        moves.append(MoveValue(m, [e[0] for e in est]))
+        moves.append(MoveValue(m, [e[0] for e in est], [(e[1], e[2]) for e in est]))
         cis[str(m)] = [[e[1], e[2]] for e in est]
     moves = rank_moves(mover, moves)
     stats = {"seconds": round(seconds, 6), "samples": k, "search": "determinized expectimax",
