@@ -37,8 +37,9 @@ def _table(pos, a) -> str:
                 lo, hi = ci[j]
                 cell += f" ±{100 * (float(hi) - float(lo)) / 2:.1f}"
             cells.append(f"{cell:>16}")
-        mark = "*" if i == 0 else "=" if tied[i] else " "
-        rows.append(f"{mark} {str(m.move):<{w}}  " + "  ".join(cells))
+        mark = "*" if i == 0 else " "
+        rows.append(f"{mark} {str(m.move):<{w}}  " + "  ".join(cells)
+                    + ("  tied" if tied[i] else ""))
     st = a.stats
     info = [f"method {a.method}"]
     if "depth" in st:
@@ -59,8 +60,8 @@ def _table(pos, a) -> str:
                      f"the values are those after {MAX_SWEEPS:,} sweeps, not a fixed point")
     legend = []
     if any(tied):
-        legend = ["", "* best move; = tied with it (its 95% interval of the mover's loss "
-                  "overlaps the best move's)"]
+        legend = ["", "tied: the move's 95% interval of the mover's loss overlaps the best "
+                  "move's (*)"]
     return "\n".join([f"position: {to_text(pos)}",
                       f"to move: {names[a.to_move]}   loss now: {pos_loss}",
                       " · ".join(info), "", *rows, *legend] + ([""] + notes if notes else []))

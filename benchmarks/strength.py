@@ -1,0 +1,117 @@
+"""The strength benchmark of benchmarks/RESULTS-strength.md: rows of ``palace match``.
+
+    python benchmarks/strength.py run ROW [--starts N] [--jobs J]   # one row, resumable
+    python benchmarks/strength.py report                            # every row's file so far
+    python benchmarks/strength.py speed                             # decisions/s, nodes/s, eval
+
+Each row is one ``palace match`` (palace_solver/jobs/match.py: every start in every seating,
+common random numbers, paired 95% intervals), its games saved in
+``benchmarks/strength_results/ROW.jsonl`` (the batch layer's resumable file), so a row
+stopped early is reported over the starts whose seatings all finished, and the same command
+resumes it. ``report`` says for each row how many starts it holds: a row with fewer starts
+than asked is never presented as the full row.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from palace_solver.game.rules import Rules  # noqa: E402
+from palace_solver.jobs.match import match_tasks, play_task, run_match, summarize  # noqa: E402
+
+HERE = Path(__file__).resolve().parent / "strength_results"
+
+#: row -> (A, B, players, kind, starts asked)
+ROWS = {
+    "engine-greedy": ("engine", "greedy", 2, "full", 1000),
+    "engine-det": ("engine", "det", 2, "full", 1000),
+    "engine-engine_gd": ("engine", "engine_gd", 2, "full", 1000),
+    "engine-greedy-3p": ("engine", "greedy", 3, "full", 1000),
+    "engine-engine_ab": ("engine", "engine_ab", 2, "full", 1000),
+    "engine-rollout": ("engine", "rollout", 2, "full", 1000),
+    "engine-os_ismcts": ("engine", "os_ismcts", 2, "full", 1000),
+    "hint-engine": ("hint", "engine", 2, "full", 1000),
+}
+
+
+def _file(row):
+    return HERE / f"{row}.jsonl"
+
+
+def run(row: str, starts: int | None, jobs: int) -> dict:
+    a, b, n, kind, asked = ROWS[row]
+    HERE.mkdir(exist_ok=True)
+    return run_match(a, b, players=n, kind=kind, starts=starts or asked, seed=0, jobs=jobs,
+                     output=_file(row), progress=True)
+
+
+def partial(row: str):
+    """The summary over the starts whose seatings are all in the row's file (or None)."""
+    a, b, n, kind, asked = ROWS[row]
+    path = _file(row)
+    if not path.exists():
+        return None
+    done = {}
+    with open(path) as f:
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if "result" in rec:
+                done[rec["id"]] = rec["result"]
+    tasks = match_tasks(a, b, players=n, kind=kind, starts=asked, seed=0, rules=Rules())
+    starts = {t["start"] for t in tasks if all(f"{t['start']}/{k}" in done for k in range(n))}
+    kept = [t for t in tasks if t["start"] in starts]
+    if not kept:
+        return None
+    s = summarize(kept, [done[t["id"]] for t in kept])
+    s["asked"] = asked
+    return s
+
+
+def report() -> str:
+    lines = ["| row | A | B | players | starts (asked) | games | A score | 95% CI (paired) | p | "
+             "A W/D/L | A ms/decision | B ms/decision | decisions/game |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in ROWS:
+        s = partial(row)
+        if s is None:
+            continue
+        ms = [("-" if s[k] is None else f"{s[k]:.1f}") for k in ("a_ms_per_decision",
+                                                                  "b_ms_per_decision")]
+        lines.append(f"| {row} | {s['a']} | {s['b']} | {s['players']} | {s['starts']} "
+                     f"({s['asked']}) | {s['games']} | {s['score']:.3f} | [{s['ci95'][0]:.3f}, "
+                     f"{s['ci95'][1]:.3f}] | {s['p']:.1e} | {s['wins']}/{s['draws']}/"
+                     f"{s['losses']} | {ms[0]} | {ms[1]} | {s['mean_decisions']:.1f} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", choices=("run", "report", "speed"))
+    ap.add_argument("row", nargs="?", choices=list(ROWS))
+    ap.add_argument("--starts", type=int, default=None, help="starts (default: the row's)")
+    ap.add_argument("--jobs", type=int, default=1, help="local processes")
+    args = ap.parse_args(argv)
+    if args.what == "run":
+        if args.row is None:
+            ap.error("run needs a ROW")
+        t0 = time.perf_counter()
+        s = run(args.row, args.starts, args.jobs)
+        print(json.dumps(s))
+        print(f"wall {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    elif args.what == "report":
+        print(report())
+    else:
+        from speed import main as speed_main  # benchmarks/speed.py
+        speed_main()
+
+
+if __name__ == "__main__":
+    main()
