@@ -26,7 +26,9 @@ around the bot's searches; None keeps the module's mode). Measured against ``gre
 the same 200 full-deal starts, seats swapped, 4 deals of 3,000 nodes
 (benchmarks/eval_match.py; benchmarks/RESULTS-eval.md): greedy in the draw phase, 0.542
 with the card count and 0.610 with the learned evaluation; searching from the first play,
-0.466 and 0.539. Searching in the draw phase still costs, hence ``draw_limit=0``.
+0.466 and 0.539. Searching in the draw phase still costs, hence ``draw_limit=0``. (These
+measurements predate a fix: the depth-limited search mishandled a refill of two or more
+cards, see ``sample/drawsearch.py``; the engine's own agent is :class:`SearchBot`.)
 
 ``ismcts`` (:class:`IsmctsBot`): SO-ISMCTS (:mod:`palace_solver.sample.ismcts`, greedy playouts)
 on the same view, ``iterations`` per decision, with the same ``draw_limit`` rule (with the

@@ -1,0 +1,133 @@
+"""Speed of the engine agent's parts, compiled against the Python path each replaces.
+
+    python benchmarks/speed.py [--positions 40]
+
+Positions: the first play decision of ``--positions`` full deals (``palace match`` starts,
+two players), and the same games 20 greedy decisions later. For each part, the compiled
+rate and the Python rate on the same positions:
+
+- playout: greedy playouts to the end (decisions/s). Compiled: ``greedy_playout_loss``
+  (ext/chance.pxi); Python: ``sample.rollout.playout`` with the greedy bot on the reference
+  engine (what the ``rollout`` baseline, the sampled analysis, plays).
+- decision: one ``engine`` decision (the seat's view, 256 deals or 100,000 nodes): ms per
+  decision and nodes/s (nodes = search nodes + playout decisions).
+- evaluation: one horizon evaluation per call, compiled (``eval_position`` under the card
+  count and the learned network; a Python call each, so the figure includes the call) and
+  the numpy mirror of the learned network (palace_solver/learn) per position.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from palace_solver.game.rules import Rules  # noqa: E402
+from palace_solver.jobs.match import make_start  # noqa: E402
+from palace_solver.sample.drawsearch import ENGINE, decide, state_view  # noqa: E402
+from palace_solver.sample.policies import GreedyBot  # noqa: E402
+from palace_solver.sample.rollout import playout  # noqa: E402
+from palace_solver.solve.engine import compiled  # noqa: E402
+
+
+def positions(k: int):
+    out = []
+    g = GreedyBot()
+    rng = random.Random(0)
+    for i in range(k):
+        s, tracker, _ = make_start("full", Rules(), 2, f"speed-{i}")
+        out.append((s.clone(), tracker.clone()))
+        for _ in range(20):
+            while s.is_chance():
+                tracker.apply(s, s.chance_outcomes()[rng.randrange(len(s.chance_outcomes()))][0])
+            if s.is_terminal():
+                break
+            tracker.apply(s, g.choose(s, rng))
+        if not s.is_terminal() and not s.is_chance():
+            out.append((s, tracker))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--positions", type=int, default=40)
+    args = ap.parse_args(argv)
+    E = compiled()
+    pos = positions(args.positions)
+    print(f"{len(pos)} positions")
+    # playouts
+    steps, t0 = 0, time.process_time()
+    for j, (s, _) in enumerate(pos):
+        c = E.CState.from_state(s)
+        for k in range(50):
+            steps += E.greedy_playout_loss(c, 1000 * j + k)[1]
+    ct = time.process_time() - t0
+    psteps, t0 = 0, time.process_time()
+    for j, (s, _) in enumerate(pos):
+        for k in range(2):
+            st = s.clone()
+            rng = random.Random(j * 10 + k)
+            before = 0
+
+            class Count(GreedyBot):
+                def choose(self, state, r):
+                    nonlocal before
+                    before += 1
+                    return super().choose(state, r)
+            import palace_solver.sample.rollout as ro
+            old = ro.make_bot
+            ro.make_bot = lambda name: Count()
+            try:
+                playout(st, rng)
+            finally:
+                ro.make_bot = old
+            psteps += before
+    pt = time.process_time() - t0
+    print(f"playout: compiled {steps / ct:,.0f} decisions/s ({steps} decisions), Python "
+          f"{psteps / pt:,.0f} decisions/s ({psteps}): {steps / ct / (psteps / pt):,.0f}x")
+    # decisions
+    nodes, t0, nd = 0, time.process_time(), 0
+    for j, (s, tr) in enumerate(pos):
+        if len(s.legal_moves()) < 2:
+            continue
+        view, hidden = state_view(s, s.to_move, tr.known)
+        raw = decide(view, hidden, ENGINE, j)
+        nodes += raw["nodes"] + raw["playout_steps"]
+        nd += 1
+    dt = time.process_time() - t0
+    print(f"engine decision: {1000 * dt / nd:.1f} ms CPU each ({nd} decisions), "
+          f"{nodes / dt:,.0f} nodes/s, {nodes / nd:,.0f} nodes each")
+    # evaluation per call
+    cs = [E.CState.from_state(s) for s, _ in pos]
+    for mode in ("cardcount", "learned"):
+        old = E.set_eval_mode(mode)
+        reps = 200
+        t0 = time.process_time()
+        for _ in range(reps):
+            for c in cs:
+                E.eval_position(c)
+        et = time.process_time() - t0
+        E.set_eval_mode(old)
+        print(f"evaluation {mode}: {1e6 * et / (reps * len(cs)):.2f} us per call (compiled, "
+              f"Python call included)")
+    try:
+        from palace_solver.learn import features, model
+        w, _ = model.load_weights(Path(E.__file__).parent / "data" / "eval_weights.npz")
+        t0 = time.process_time()
+        reps = 5
+        for _ in range(reps):
+            for s, _ in pos:
+                _, x = features.state_rows(s)
+                model.probs(w, x)
+        nt = time.process_time() - t0
+        print(f"evaluation learned, numpy mirror: {1e6 * nt / (reps * len(pos)):.1f} us per "
+              f"position")
+    except Exception as e:  # noqa: BLE001 - the mirror's API may move
+        print(f"numpy mirror not measured: {type(e).__name__}: {e}")
+
+
+if __name__ == "__main__":
+    main()
