@@ -9,7 +9,7 @@ rate and the Python rate on the same positions:
 - playout: greedy playouts to the end (decisions/s). Compiled: ``greedy_playout_loss``
   (ext/chance.pxi); Python: ``sample.rollout.playout`` with the greedy bot on the reference
   engine (what the ``rollout`` baseline, the sampled analysis, plays).
-- decision: one ``engine`` decision (the seat's view, 256 deals or 100,000 nodes): ms per
+- decision: one ``engine`` decision (the seat's view, 2,048 deals or 800,000 nodes): ms per
   decision and nodes/s (nodes = search nodes + playout decisions).
 - evaluation: one horizon evaluation per call, compiled (``eval_position`` under the card
   count and the learned network; a Python call each, so the figure includes the call) and

@@ -91,12 +91,24 @@ def rules_flags(rules):
             "nranks": pr.nranks}
 
 
+cdef dict _MOVE_CACHE = {}
+
+
 cdef object _move_obj(CMove m):
+    """The Move of m; Moves are frozen, so one object per move is shared (the search
+    returns a move list per deal, thousands per decision)."""
+    cdef long key = (<long>m.kind << 16) | (<long>m.rank << 8) | <long>m.count
+    mv = _MOVE_CACHE.get(key)
+    if mv is not None:
+        return mv
     if m.kind == MK_PLAY:
-        return Move.play(m.rank, m.count)
-    if m.kind == MK_PICKUP:
-        return Move.pickup(m.rank)
-    return Move.flip()
+        mv = Move.play(m.rank, m.count)
+    elif m.kind == MK_PICKUP:
+        mv = Move.pickup(m.rank)
+    else:
+        mv = Move.flip()
+    _MOVE_CACHE[key] = mv
+    return mv
 
 
 # -- the state --------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ def test_ranking_is_the_games_played_for_each_layout():
     written)."""
     games = 60
     r = run("3", "4", "5", "2", "10", "A", "--games", str(games), "--seed", "4", "--json",
-            "--no-progress")
+            "--no-progress", "--agent", "none")
     assert r.exit_code == 0, r.output
     got = json.loads(r.output)["layouts"]
     cards = [3, 4, 5, 2, 10, 14]

@@ -81,13 +81,15 @@ class SearchConfig:
 
 #: The ``engine`` agent (measured in benchmarks/RESULTS-strength.md): flat Monte Carlo over
 #: deals that fix the hidden hands and the draw pile's order: each root move, then one
-#: compiled greedy playout, up to 256 deals or 100,000 nodes (playout decisions); once the
-#: draw pile is empty each deal is first solved whole when it fits in 20,000 nodes.
-ENGINE = SearchConfig(determinizations=256, nodes=100_000, chance_width=1, rollouts=1,
+#: compiled greedy playout, up to 2,048 deals or 800,000 nodes (playout decisions); once the
+#: draw pile is empty each deal is first solved whole when it fits in 20,000 nodes. The
+#: budget is the issue's: a two-player full-deal game costs the engine about 2 s of one
+#: core (1.7 s measured, 43 ms a decision: benchmarks/speed.py).
+ENGINE = SearchConfig(determinizations=2048, nodes=800_000, chance_width=1, rollouts=1,
                       max_depth=1, ordered=True, exact_nodes=20_000, stop_at_budget=True)
 #: ``palace analyze`` on hidden cards or a draw pile, and ``palace live`` hints: the same
 #: search with four times the budget.
-HINT = ENGINE.with_(determinizations=1024, nodes=400_000)
+HINT = ENGINE.with_(determinizations=8192, nodes=3_200_000)
 #: The depth-limited expectimax with the horizon evaluation at the leaves (sparse chance
 #: nodes, iterative deepening), measured against the above (agent ``engine_ab``).
 EXPECTIMAX = SearchConfig(determinizations=8, nodes=16_000, chance_width=3, eval="learned")
@@ -156,18 +158,15 @@ def move_means(raw: dict, n: int) -> list[tuple]:
     """``[(move, mean loss vector, [per-deal vectors])]`` in the first deal's move order
     (moves missing from some deals, when the mover's own hand is hidden, average over the
     deals that have them)."""
-    order, per = [], {}
+    per: dict = {}      # insertion order: the first deal's order, then moves met later
     for deal in raw["deals"]:
         for m, v in deal:
-            if m not in per:
-                per[m] = []
-                order.append(m)
-            per[m].append(v)
-    out = []
-    for m in order:
-        vs = per[m]
-        out.append((m, [sum(v[i] for v in vs) / len(vs) for i in range(n)], vs))
-    return out
+            vs = per.get(m)
+            if vs is None:
+                per[m] = [v]
+            else:
+                vs.append(v)
+    return [(m, [sum(c) / len(vs) for c in zip(*vs)], vs) for m, vs in per.items()]
 
 
 def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | None = None,
