@@ -138,14 +138,15 @@ cdef class Decider:
         exact_out[0] = exact
         return last
 
-    def decide(self, CState view, hidden, uint64_t seed, double seconds=0.0):
+    def decide(self, CState view, hidden, uint64_t seed, double seconds=0.0, progress=None):
         """Every legal move's loss vector in each deal of ``view``.
 
         Returns ``{"deals": [[(Move, [loss per player]), ...] per deal], "depth": [...],
         "exact": [...], "nodes": total, "playout_steps": total, "sampled": chance nodes
         sampled, "evals": leaves}``. ``seconds`` > 0 also stops at that time (then the
         answer depends on the machine): no new deal starts after it, and the deal being
-        searched keeps its last finished iteration.
+        searched keeps its last finished iteration. ``progress(deals done)`` is called
+        every 64 deals.
         """
         cdef int hid[MAXP]
         cdef int i, depth
@@ -166,6 +167,8 @@ cdef class Decider:
             share = 1
         deals, depths, exacts = [], [], []
         for i in range(self.determinizations):
+            if i and progress is not None and i % 64 == 0:
+                progress(i)
             if i and deadline > 0 and now_seconds() >= deadline:
                 break
             if i and self.stop_at_budget and total_nodes + total_steps >= self.nodes:

@@ -144,12 +144,14 @@ def position_view(pos: Position):
 
 
 def decide(view, hidden, cfg: SearchConfig = ENGINE, seed: int = 0,
-           seconds: float | None = None) -> dict:
-    """The compiled search of one decision (``Decider.decide``): per-deal move values."""
+           seconds: float | None = None, progress=None) -> dict:
+    """The compiled search of one decision (``Decider.decide``): per-deal move values.
+    ``progress(deals done)`` is called every 64 deals."""
     eng = compiled()
     old = eng.set_eval_mode(cfg.eval)
     try:
-        return _decider(cfg).decide(view, hidden, seed & (2 ** 64 - 1), seconds or 0.0)
+        return _decider(cfg).decide(view, hidden, seed & (2 ** 64 - 1), seconds or 0.0,
+                                    progress)
     finally:
         eng.set_eval_mode(old)
 
@@ -175,14 +177,19 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
     """The analysis of ``pos`` by the compiled search (module doc): every legal move with
     its mean loss vector over the deals and 95% intervals, best first.
 
-    ``samples`` sets the deals (``determinizations``), ``nodes`` the node budget;
+    ``samples`` sets the deals (``determinizations``), ``nodes`` the node budget (without
+    it, ``samples`` scales the configuration's budget: the same nodes per deal);
     ``time_budget`` (seconds) stops early, making the answer depend on the machine.
+    ``progress(deals done, deals asked)`` is called as deals finish.
     ``options``: other :class:`SearchConfig` fields.
     """
+    if samples is not None and nodes is None:
+        nodes = max(1, samples * (config.nodes // config.determinizations))
     cfg = config.with_(determinizations=samples, nodes=nodes, **options)
     t0 = time.perf_counter()
     view, hidden = position_view(pos)
-    raw = decide(view, hidden, cfg, seed, time_budget)
+    each = None if progress is None else (lambda done: progress(done, cfg.determinizations))
+    raw = decide(view, hidden, cfg, seed, time_budget, each)
     seconds = time.perf_counter() - t0
     if progress is not None:
         progress(len(raw["deals"]), cfg.determinizations)
