@@ -177,6 +177,7 @@ cdef enum:
     CHUNK = 8192           # parents expanded per build step
     MAX_SWEEPS = 1000      # Jacobi sweeps of a 3+ player layer (solve/exact.py's max_sweeps)
     PAR_MIN = 4096         # smallest layer whose work is split between threads
+    PAR_MIN_BUILD = 2048   # fewest parents of a build step split between threads
 
 
 cdef inline int progress_of(const PState* s) noexcept nogil:
@@ -624,6 +625,9 @@ cdef class ExactGraph:
     cdef int32_t* loc
     cdef ExpandBuf bufs[64]
     cdef public int layers, np_layers, np_cycling, np_max_period, np_max_sweeps
+    # Smallest layer (solve) and build step (parents) whose work is split between the
+    # threads; below it one thread works alone. Tests lower them to split tiny graphs.
+    cdef public int64_t par_min, par_min_build
     cdef public double build_seconds, solve_seconds
     cdef public bint complete
     cdef public str stop_reason
@@ -668,6 +672,8 @@ cdef class ExactGraph:
         self.g.n = root.s.n
         self.g.nv = 1 if self.g.n == 2 else self.g.n
         self.threads = threads if threads < 64 else 64
+        self.par_min = PAR_MIN
+        self.par_min_build = PAR_MIN_BUILD
         self.hw = HAVE_BMI2 and bmi2
         self.nw = key_mask_of(&self.root, self.mask)
         for i in range(self.nw):
@@ -898,7 +904,7 @@ cdef class ExactGraph:
                 x.a = i
                 x.b = end
                 nthr = self.threads
-                if end - i < 2048:
+                if end - i < self.par_min_build:
                     nthr = 1
                 palace_parallel(<int>nthr, _expand_task, &x)
                 for tt in range(nthr):
@@ -1094,7 +1100,7 @@ cdef class ExactGraph:
         x.inner_cnt = innc
         x.exmin = exmin
         x.exmax = exmax
-        if self.threads > 1 and m >= PAR_MIN:
+        if self.threads > 1 and m >= self.par_min:
             palace_parallel(self.threads, _exits_task, &x)
         else:
             _exits_range(&x, 0, m)
@@ -1125,7 +1131,7 @@ cdef class ExactGraph:
         sw.exmax = exmax
         sw.first_b = first_b
         sw.npred = npred
-        if self.threads > 1 and m >= PAR_MIN:
+        if self.threads > 1 and m >= self.par_min:
             palace_parallel(2, _sweep_task, &sw)
         else:
             _sweep_task(&sw, 0, 2)
@@ -1220,7 +1226,7 @@ cdef class ExactGraph:
         jc.opt = opt
         jc.ostart = ostart_l
         jc.exitv = exitv
-        jc.nthreads = self.threads if (self.threads > 1 and m >= PAR_MIN) else 1
+        jc.nthreads = self.threads if (self.threads > 1 and m >= self.par_min) else 1
         self.np_layers += 1
         sweep = 0
         extra = -1

@@ -32,8 +32,12 @@ TINY = dict(hand=(0, 2), face_up=(0, 1), face_down=(0, 1), pile=(0, 2))
 TIMING = {"seconds", "build_seconds", "solve_seconds", "threads"}
 
 
-def _graph(s, threads=1, bmi2=True):
+def _graph(s, threads=1, bmi2=True, split_all=False):
     g = eng.ExactGraph(eng.CState.from_state(s), threads, bmi2)
+    if split_all:
+        # split every build step and every layer between the threads, however small
+        # (by default graphs this small are worked by one thread)
+        g.par_min = g.par_min_build = 1
     assert g.build()
     g.solve()
     return g
@@ -63,7 +67,7 @@ def test_threads_and_layout_never_change_a_value(seed, n):
     base = one.graph_digest()
     vals = [one.node_value(u) for u in range(one.node_count())]
     for threads, bmi2 in ((2, True), (3, True), (2, False), (1, False)):
-        g = _graph(s, threads, bmi2)
+        g = _graph(s, threads, bmi2, split_all=True)
         assert g.graph_digest() == base
         assert [g.node_value(u) for u in range(g.node_count())] == vals
         assert g.root_moves() == one.root_moves()
