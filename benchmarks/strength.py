@@ -36,6 +36,8 @@ ROWS = {
     "engine-rollout": ("engine", "rollout", 2, "full", 1000),
     "engine-os_ismcts": ("engine", "os_ismcts", 2, "full", 1000),
     "hint-engine": ("hint", "engine", 2, "full", 1000),
+    "engine_det-det": ("engine_det", "det", 2, "full", 1000),
+    "engine_det-engine": ("engine_det", "engine", 2, "full", 1000),
 }
 
 

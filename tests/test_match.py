@@ -92,6 +92,7 @@ def test_agents_by_name():
 
 
 @pytest.mark.parametrize("spec", ["engine:nodes=2000", "engine_gd:nodes=2000",
+                                  "engine_det:nodes=2000",
                                   "hint:seconds=0.2", "rollout:seconds=0.05", "det:samples=2",
                                   "ismcts:iterations=10", "greedy", "lowest", "random"])
 def test_each_agent_plays_legal_moves(spec):
@@ -108,6 +109,17 @@ def test_each_agent_plays_legal_moves(spec):
         m = agent.choose(s, rng)
         assert m in s.legal_moves()
         tracker.apply(s, m)
+
+
+def test_engine_det_hands_over_to_det_when_the_draw_pile_is_empty():
+    agent = make_agent("engine_det:nodes=2000", seed=1)
+    for kind in ("full", "late"):
+        s, tracker, _ = make_start(kind, Rules(), 2, "handover")
+        agent.tracker = tracker
+        before = [b.stats["decisions"] for b in agent.parts]
+        assert agent.choose(s, random.Random(0)) in s.legal_moves()
+        moved = [b.stats["decisions"] - x for b, x in zip(agent.parts, before)]
+        assert moved == ([1, 0] if s.draw_pile > 0 else [0, 1]), (kind, s.draw_pile)
 
 
 @pytest.mark.skipif(not openspiel_available(), reason="needs the openspiel extra")

@@ -7,6 +7,8 @@
 | engine_gd   | the same, but greedy while the draw pile holds cards (the ablation)          |
 | engine_ab   | the other search measured: depth-limited expectimax (alpha-beta, sparse      |
 |             | chance nodes) with the learned evaluation at the horizon                     |
+| engine_det  | ``engine`` while the draw pile holds cards, ``det``'s search once it is      |
+|             | empty (a candidate measured in benchmarks/RESULTS-strength.md)               |
 | hint        | what ``palace live`` suggests: ``analyze`` of the seat's view at the live    |
 |             | default budget (:data:`HINT_SECONDS`), its best move                         |
 | rollout     | the sampled analysis before the compiled search (one ply, then greedy        |
@@ -148,6 +150,31 @@ def _det(seed, samples=8, nodes=10_000, exact_nodes=100_000, draw_limit=0):
                   draw_limit=draw_limit)
 
 
+class EngineDet:
+    """``engine`` while the draw pile holds cards, ``det`` (the depth-limited search with
+    the learned evaluation, over deals) once it is empty. Why: ``det``, which plays greedy
+    in the draw phase, beat ``engine`` (benchmarks/RESULTS-strength.md), so the endgame is
+    where ``engine``'s one-ply playouts lose."""
+
+    name = "engine_det"
+
+    def __init__(self, seed: int = 0, **engine_options):
+        self.parts = (_engine(seed, **engine_options), _det(seed))
+        self.stats = self.parts[0].stats
+
+    @property
+    def tracker(self):
+        return self.parts[0].tracker
+
+    @tracker.setter
+    def tracker(self, t):
+        for b in self.parts:
+            b.tracker = t
+
+    def choose(self, state, rng):
+        return self.parts[0 if state.draw_pile > 0 else 1].choose(state, rng)
+
+
 def _ismcts(seed, iterations=100, draw_limit=0):
     return IsmctsBot(seed, iterations=iterations, draw_limit=draw_limit)
 
@@ -168,6 +195,7 @@ AGENTS = {
     "engine": (_engine, "compiled determinized search with the draw pile"),
     "engine_gd": (_engine_gd, "engine, but greedy while the draw pile holds cards"),
     "engine_ab": (_engine_ab, "depth-limited expectimax, learned evaluation at the leaves"),
+    "engine_det": (EngineDet, "engine in the draw phase, then det's search"),
     "hint": (HintAgent, f"what palace live suggests ({HINT_SECONDS:g} s analysis)"),
     "rollout": (RolloutAgent, "sampled analysis, greedy playouts in Python, 0.5 s"),
     "det": (_det, "determinization + compiled deepening, greedy in the draw phase"),
