@@ -84,7 +84,8 @@ class SearchConfig:
 #: compiled greedy playout, up to 2,048 deals or 800,000 nodes (playout decisions); once the
 #: draw pile is empty each deal is first solved whole when it fits in 20,000 nodes. The
 #: budget is the issue's: a two-player full-deal game costs the engine about 2 s of one
-#: core (1.7 s measured, 43 ms a decision: benchmarks/speed.py).
+#: core (1.9 s of CPU a game in ``palace match engine greedy --starts 200``; 54 ms a
+#: decision in the draw phase, benchmarks/speed.py).
 ENGINE = SearchConfig(determinizations=2048, nodes=800_000, chance_width=1, rollouts=1,
                       max_depth=1, ordered=True, exact_nodes=20_000, stop_at_budget=True)
 #: ``palace analyze`` on hidden cards or a draw pile, and ``palace live`` hints: the same
