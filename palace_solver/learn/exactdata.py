@@ -14,19 +14,14 @@ outcome-labelled data; held-out games are chosen the same way (game number 9 mod
 """
 from __future__ import annotations
 
-import base64
-import io
 import random
-
-import numpy as np
 
 from .. import _engine
 from ..agents.method_bots import HandTracker
 from ..agents.play import _sample
 from ..game.state import PLAY_PHASE, State
 from ..jobs.batch import run_batch
-from .features import PB, PUB
-from .selfplay import TURN_CAP, _game_config
+from .selfplay import TURN_CAP, _game_config, new_rows, pack_rows
 
 __all__ = ["exact_tasks", "exact_task", "generate_exact", "random_nodes", "solved_graph"]
 
@@ -112,21 +107,10 @@ def _play(task: dict, g: int, out: dict) -> None:
 
 def exact_task(task: dict) -> dict:
     """One task of :func:`exact_tasks` (module docstring)."""
-    out = {k: [] for k in ("nact", "pb", "pub", "y", "game", "ply")}
+    out = new_rows()
     for g in range(task["first"], task["first"] + task["games"]):
         _play(task, g, out)
-    arrays = {
-        "nact": np.array(out["nact"], dtype=np.uint8),
-        "pb": np.frombuffer(b"".join(out["pb"]), dtype=np.uint8).reshape(-1, PB),
-        "pub": np.frombuffer(b"".join(out["pub"]), dtype=np.uint8).reshape(-1, PUB),
-        "y": np.array(out["y"], dtype=np.float32),
-        "game": np.array(out["game"], dtype=np.int32),
-        "ply": np.array(out["ply"], dtype=np.int16),
-    }
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **arrays)
-    return {"games": task["games"], "positions": len(out["nact"]),
-            "data": base64.b64encode(buf.getvalue()).decode("ascii")}
+    return pack_rows(out, task["games"])
 
 
 def exact_tasks(games: int, seed: int = 0, mix: str = "greedy", per_task: int = 100,

@@ -169,11 +169,21 @@ def selfplay_task(task: dict) -> dict:
     use_weights(task.get("weights"))
     old = _engine.set_eval_mode(task.get("eval_mode", "cardcount"))
     try:
-        out = {k: [] for k in ("nact", "pb", "pub", "y", "game", "ply")}
+        out = new_rows()
         for g in range(task["first"], task["first"] + task["games"]):
             _play(task, g, out)
     finally:
         _engine.set_eval_mode(old)
+    return pack_rows(out, task["games"])
+
+
+def new_rows() -> dict:
+    """Empty columns of a task's positions (filled by the games, packed by pack_rows)."""
+    return {k: [] for k in ("nact", "pb", "pub", "y", "game", "ply")}
+
+
+def pack_rows(out: dict, games: int) -> dict:
+    """A task's positions as one compressed npz, base64 in the batch layer's JSON result."""
     arrays = {
         "nact": np.array(out["nact"], dtype=np.uint8),
         "pb": np.frombuffer(b"".join(out["pb"]), dtype=np.uint8).reshape(-1, PB),
@@ -184,7 +194,7 @@ def selfplay_task(task: dict) -> dict:
     }
     buf = io.BytesIO()
     np.savez_compressed(buf, **arrays)
-    return {"games": task["games"], "positions": len(out["nact"]),
+    return {"games": games, "positions": len(out["nact"]),
             "data": base64.b64encode(buf.getvalue()).decode("ascii")}
 
 
