@@ -21,6 +21,15 @@
 # that reaches the share is dropped (the previous one answers). The first iteration always
 # completes. An iteration that met neither the horizon nor a sampled chance node is exact;
 # deepening stops there.
+#
+# The game's history. A game ends in a draw at its first repeated decision position, and a
+# search that does not know the positions already played walks into that draw (or misses
+# it when losing). The caller gives the earlier positions as views with their hidden counts
+# (the seat's knowledge at the time). Only positions of the same stretch without a refill can
+# come back, and in such a stretch a hand's unknown cards only leave it (by plays): a view
+# whose hidden counts equal the current ones had the very unknown cards this deal gives the
+# players now. So each deal gives those views the same cards, and the search scores reaching
+# one as a draw (DeepSearch.set_history); views with other hidden counts cannot come back.
 
 
 cdef inline void determinize_view(PState* s, const int* hidden, uint64_t* st) noexcept nogil:
@@ -65,6 +74,40 @@ cdef void _hidden_array(CState view, hidden, int* hid) except *:
     for q in range(view.s.n):
         if view.s.pl[q].hand_n + hid[q] > 255:
             raise ValueError("a hand of more than 255 cards")
+
+
+cdef void deal_history(DeepSearch sr, const PState* det, const PState* view,
+                       const int* hid, const PState* hist, const int* hhid,
+                       int nh) noexcept:
+    """The history of one deal (the file's comment): each view in `hist` whose hidden counts
+    (hhid, n per view) equal `hid` gets the cards `det` deals on top of `view`."""
+    cdef PState c
+    cdef int k, q, r, n = view.n, d
+    cdef bint ok
+    sr.nhist = 0
+    for k in range(nh):
+        ok = True
+        for q in range(n):
+            if hhid[k * n + q] != hid[q]:
+                ok = False
+        if not ok:
+            continue
+        copy_state(&c, &hist[k])
+        for q in range(n):
+            if hid[q] == 0:
+                continue
+            for r in range(2, 16):
+                d = det.pl[q].hand[r] - view.pl[q].hand[r]
+                if d <= 0:
+                    continue
+                if c.pool[r] < d:
+                    ok = False
+                    break
+                c.pool[r] -= d
+                c.pl[q].hand[r] += d
+                c.pl[q].hand_n += d
+        if ok and sr._add_history(&c) < 0:
+            return
 
 
 cdef class Decider:
@@ -138,7 +181,8 @@ cdef class Decider:
         exact_out[0] = exact
         return last
 
-    def decide(self, CState view, hidden, uint64_t seed, double seconds=0.0, progress=None):
+    def decide(self, CState view, hidden, uint64_t seed, double seconds=0.0, progress=None,
+               history=None):
         """Every legal move's loss vector in each deal of ``view``.
 
         Returns ``{"deals": [[(Move, [loss per player]), ...] per deal], "depth": [...],
@@ -146,27 +190,78 @@ cdef class Decider:
         sampled, "evals": leaves}``. ``seconds`` > 0 also stops at that time (then the
         answer depends on the machine): no new deal starts after it, and the deal being
         searched keeps its last finished iteration. ``progress(deals done)`` is called
-        every 64 deals.
+        every 64 deals. ``history``: the game's earlier decision positions as ``(view,
+        hidden)`` pairs like the arguments (the file's comment); reaching one is a draw.
+        With nothing hidden, no draw pile, every chance outcome kept and no playouts every
+        deal is the same: one deal is searched, with the whole budget.
         """
         cdef int hid[MAXP]
-        cdef int i, depth
-        cdef bint exact
         cdef CState det = CState.__new__(CState)
-        cdef DeepSearch sr
-        cdef uint64_t st, share, total_nodes = 0, total_steps = 0
-        cdef uint64_t total_sampled = 0, total_evals = 0
+        cdef uint64_t share
+        cdef uint64_t totals[4]
         cdef double deadline = now_seconds() + seconds if seconds > 0 else 0.0
+        cdef PState* hist = NULL
+        cdef int* hhid = NULL
+        cdef int nh = 0, ndeals = self.determinizations, q, total_hidden = 0
+        cdef CState hv
         _hidden_array(view, hidden, hid)
         det.rules = view.rules
+        for q in range(view.s.n):
+            total_hidden += hid[q]
+        if total_hidden == 0 and view.s.draw_pile == 0 and self.rollouts == 0 \
+                and self.chance_width == 0:
+            ndeals = 1
+        if history:
+            history = list(history)[-HISTMAX:]
+            hist = <PState*>malloc(len(history) * sizeof(PState))
+            hhid = <int*>malloc(len(history) * view.s.n * sizeof(int))
+            if hist == NULL or hhid == NULL:
+                free(hist)
+                free(hhid)
+                raise MemoryError("decide: no memory for the history")
+            for hv, hh in history:
+                if hv.s.n != view.s.n or pack_nwords(&hv.s) != pack_nwords(&view.s):
+                    free(hist)
+                    free(hhid)
+                    raise ValueError("decide: a history position of another game")
+                _hidden_array(hv, hh, &hhid[nh * view.s.n])
+                copy_state(&hist[nh], &hv.s)
+                nh += 1
         if self.search is None or self.search.n != view.s.n or \
                 self.search.nw != pack_nwords(&view.s):
             self.search = DeepSearch(view, self.hash_mb)
-        sr = self.search
-        share = self.nodes // self.determinizations
+        share = self.nodes // ndeals
         if share < 1:
             share = 1
         deals, depths, exacts = [], [], []
-        for i in range(self.determinizations):
+        try:
+            self._deals(view, hid, seed, deadline, progress, ndeals, share, det,
+                        hist, hhid, nh, deals, depths, exacts, totals)
+        finally:
+            free(hist)
+            free(hhid)
+        return {"deals": deals, "depth": depths, "exact": exacts, "nodes": totals[0],
+                "playout_steps": totals[1], "sampled": totals[2], "evals": totals[3]}
+
+    cdef _deals(self, CState view, int* hid, uint64_t seed, double deadline, progress,
+                int ndeals, uint64_t share, CState det, const PState* hist, const int* hhid,
+                int nh, list deals, list depths, list exacts, uint64_t* totals):
+        """The loop of decide over the deals; totals: nodes, playout steps, sampled chance
+        nodes, leaves."""
+        cdef int i, depth
+        cdef bint exact
+        cdef DeepSearch sr = self.search
+        cdef uint64_t st
+        cdef uint64_t total_nodes = 0, total_steps = 0, total_sampled = 0, total_evals = 0
+        cdef uint64_t words[MAX_WORDS]
+        cdef uint64_t h
+        cdef int nw = pack_nwords(&view.s)
+        # With every chance outcome kept and no playouts a deal's search is a function of
+        # the deal: a deal met before (few unknown cards) reuses its answer.
+        cdef bint same_search = self.chance_width == 0 and self.rollouts == 0 \
+            and not self.ordered
+        met = {}
+        for i in range(ndeals):
             if i and progress is not None and i % 64 == 0:
                 progress(i)
             if i and deadline > 0 and now_seconds() >= deadline:
@@ -176,6 +271,16 @@ cdef class Decider:
             copy_state(&det.s, &view.s)
             st = seed_mix(seed, <uint64_t>i)
             determinize_view(&det.s, hid, &st)
+            if same_search:
+                pack_state(&det.s, words)
+                h = hash_words(words, nw)
+                j = met.get(h)
+                if j is not None:
+                    deals.append(deals[j])
+                    depths.append(depths[j])
+                    exacts.append(exacts[j])
+                    continue
+                met[h] = i
             last = None
             exact = False
             if self.exact_nodes and det.s.draw_pile == 0 and (i == 0 or exacts[0]):
@@ -183,6 +288,7 @@ cdef class Decider:
                 # never met): then its values are exact and the main search is skipped. The
                 # other deals try only when the first one fitted.
                 sr._reset(&det.s)
+                deal_history(sr, &det.s, &view.s, hid, hist, hhid, nh)
                 sr.chance_width = 0
                 sr.rollouts = 0
                 sr.chance_seed = seed_mix(seed ^ <uint64_t>0xa5a5a5a5a5a5a5a5ULL, <uint64_t>i)
@@ -193,6 +299,7 @@ cdef class Decider:
                     last = None
             if last is None:
                 sr._reset(&det.s)
+                deal_history(sr, &det.s, &view.s, hid, hist, hhid, nh)
                 sr.chance_width = self.chance_width
                 sr.rollouts = self.rollouts
                 if self.ordered:
@@ -206,5 +313,7 @@ cdef class Decider:
             deals.append(last)
             depths.append(depth)
             exacts.append(bool(exact))
-        return {"deals": deals, "depth": depths, "exact": exacts, "nodes": total_nodes,
-                "playout_steps": total_steps, "sampled": total_sampled, "evals": total_evals}
+        totals[0] = total_nodes
+        totals[1] = total_steps
+        totals[2] = total_sampled
+        totals[3] = total_evals

@@ -11,7 +11,10 @@
 #
 # A decision position that repeats one on the current line scores as a draw. Such a value
 # depends on the line, so a result that used a repetition of a position above the node is
-# never stored (the graph-history interaction); see `minrep`.
+# never stored (the graph-history interaction); see `minrep`. The game's own history can be
+# given too (`hkeys`, set_history): a position the game already went through is a draw as
+# well (a game ends at its first repeated position), with minrep -1, so nothing that used
+# one is stored either.
 #
 # At depth 0 the horizon evaluation estimates the loss (see horizon_eval). An iteration
 # that never needed it saw every line end in a terminal or a repetition: its values are the
@@ -23,6 +26,7 @@ from libc.string cimport memset
 
 cdef enum:
     MAXPLY = 512
+    HISTMAX = 1024           # positions of the game's history a search can hold
     DEPTH_EXACT = 30000      # table depth of a value whose subtree met no horizon
 
 cdef double PVS_EPS = 1e-9      # width of the minimal window of principal variation search
@@ -92,6 +96,8 @@ cdef class DeepSearch:
     cdef CMove killer[MAXPLY][2]
     cdef uint32_t hist[2][3][16][9]
     cdef int minrep
+    cdef uint64_t hkeys[HISTMAX]   # hashes of the game's earlier positions (set_history)
+    cdef int nhist
     cdef bint cut, aborted
     cdef double deadline
     cdef bint tt_ok
@@ -127,6 +133,7 @@ cdef class DeepSearch:
         and counters start afresh (the options are kept)."""
         copy_state(&self.root, root)
         tt_clear(&self.tt)
+        self.nhist = 0
         memset(&self.hist[0][0][0][0], 0, sizeof(self.hist))
         memset(&self.killer[0][0], 255, sizeof(self.killer))
         self.nodes = self.evals = self.reps = self.star_cuts = self.star2_cuts = 0
@@ -184,6 +191,38 @@ cdef class DeepSearch:
         for j in range(self.n):
             out[j] /= self.rollouts
 
+    cdef void _leaf_draw(self, const PState* s, int ply, double* out) noexcept nogil:
+        """With the game's history given: a mover at the horizon who has a move back to a
+        position of the history or of the line can take that draw, and does when the
+        estimate is worse for them (the horizon would otherwise hide a draw one ply away,
+        which is how an agent walks into repetitions). Such a value depends on the line:
+        minrep marks it."""
+        cdef CMove moves[MAX_MOVES]
+        cdef PState c
+        cdef uint64_t words[MAX_WORDS]
+        cdef int nm, j, i, n = self.n, k, active
+        cdef int mover = s.to_move
+        if mover >= n:
+            return
+        active = n - popcount16(s.out_mask)
+        if active < 2 or out[mover] <= 1.0 / active:
+            return
+        nm = gen_moves(s, moves)
+        for j in range(nm):
+            copy_state(&c, s)
+            apply_move(&c, moves[j])
+            if ps_is_terminal(&c) or ps_is_chance(&c):
+                continue
+            pack_state(&c, words)
+            # (path[ply] is not this leaf's: a leaf returns before its ply is set)
+            k = self._repeat_at(hash_words(words, self.nw), ply)
+            if k < MAXPLY:
+                if k < self.minrep:
+                    self.minrep = k
+                for i in range(n):
+                    out[i] = 0.0 if (s.out_mask >> i) & 1 else 1.0 / active
+                return
+
     cdef int _outcomes(self, const PState* c, int* ranks, double* prob) noexcept nogil:
         """The outcomes searched at chance node c (sparse_outcomes with this search's
         width, seeded by c's key); a sampled node makes the value an estimate."""
@@ -220,10 +259,47 @@ cdef class DeepSearch:
             raise ValueError("reroot: another player count or key size needs a new table")
         copy_state(&self.root, &root.s)
         tt_clear(&self.tt)
+        self.nhist = 0
         memset(&self.hist[0][0][0][0], 0, sizeof(self.hist))
         memset(&self.killer[0][0], 255, sizeof(self.killer))
         self.nodes = self.evals = self.reps = self.star_cuts = 0
         self.star2_cuts = self.probes = self.ab_cuts = 0
+
+    cdef inline int _repeat_at(self, uint64_t h, int ply) noexcept nogil:
+        """The ply of the current line where h was met, -1 when it is in the game's history,
+        MAXPLY when it is new."""
+        cdef int i
+        for i in range(ply):
+            if self.path[i] == h:
+                return i
+        for i in range(self.nhist):
+            if self.hkeys[i] == h:
+                return -1
+        return MAXPLY
+
+    cdef int _add_history(self, const PState* s) noexcept nogil:
+        """One earlier position of the game (0, or -1 when the history is full)."""
+        cdef uint64_t words[MAX_WORDS]
+        if self.nhist >= HISTMAX:
+            return -1
+        pack_state(s, words)
+        self.hkeys[self.nhist] = hash_words(words, self.nw)
+        self.nhist += 1
+        return 0
+
+    def set_history(self, states):
+        """The game's earlier decision positions (CStates of this search's rules): reaching
+        one of them is a draw, as reaching a position of the current line is. Replaces the
+        previous history; reset and reroot clear it."""
+        cdef CState c
+        states = list(states)
+        if len(states) > HISTMAX:
+            raise ValueError(f"a history of {len(states)} positions (at most {HISTMAX})")
+        self.nhist = 0
+        for c in states:
+            if c.s.n != self.n or pack_nwords(&c.s) != self.nw:
+                raise ValueError("set_history: another player count or rule set")
+            self._add_history(&c.s)
 
     def table_stats(self):
         return {"probes": self.tt.probes, "hits": self.tt.hits,
@@ -387,9 +463,8 @@ cdef class DeepSearch:
         cdef double store[MAXV]
         pack_state(s, words)
         h = hash_words(words, self.nw)
-        for i in range(ply):
-            if self.path[i] == h:
-                return          # a repetition: the full search scores it, no bound needed
+        if self._repeat_at(h, ply) < MAXPLY:
+            return          # a repetition: the full search scores it, no bound needed
         if depth <= 0 or ply >= MAXPLY - 1:
             return
         bestm.kind = 255
@@ -496,16 +571,18 @@ cdef class DeepSearch:
             return 0.5
         pack_state(s, words)
         h = hash_words(words, self.nw)
-        for i in range(ply):
-            if self.path[i] == h:
-                # a repetition of the position at ply i: a draw on this line
-                self.reps += 1
-                if i < self.minrep:
-                    self.minrep = i
-                return 0.5
+        i = self._repeat_at(h, ply)
+        if i < MAXPLY:
+            # a repetition of the position at ply i (-1: of the game's history): a draw
+            self.reps += 1
+            if i < self.minrep:
+                self.minrep = i
+            return 0.5
         if depth <= 0 or ply >= MAXPLY - 1:
             self.cut = True
             self._leaf(s, h, store)
+            if self.nhist:
+                self._leaf_draw(s, ply, store)
             return store[0]
         bestm.kind = 255
         e = NULL if self.plain or not self.use_table else tt_probe(&self.tt, h, words)
@@ -649,17 +726,19 @@ cdef class DeepSearch:
             return
         pack_state(s, words)
         h = hash_words(words, self.nw)
-        for i in range(ply):
-            if self.path[i] == h:
-                self.reps += 1
-                if i < self.minrep:
-                    self.minrep = i
-                for j in range(n):
-                    out[j] = 0.0 if (s.out_mask >> j) & 1 else 1.0 / (n - popcount16(s.out_mask))
-                return
+        i = self._repeat_at(h, ply)
+        if i < MAXPLY:
+            self.reps += 1
+            if i < self.minrep:
+                self.minrep = i
+            for j in range(n):
+                out[j] = 0.0 if (s.out_mask >> j) & 1 else 1.0 / (n - popcount16(s.out_mask))
+            return
         if depth <= 0 or ply >= MAXPLY - 1:
             self.cut = True
             self._leaf(s, h, out)
+            if self.nhist:
+                self._leaf_draw(s, ply, out)
             return
         e = NULL if self.plain or not self.use_table else tt_probe(&self.tt, h, words)
         if e != NULL and e.depth >= depth and n <= MAXV:

@@ -66,10 +66,16 @@ class HandTracker:
     failed flip, a face-up card swapped in at the layout) is public. Playing ``k`` cards of
     rank ``r`` from the hand lowers the known count of ``r`` by ``k``, never below zero
     (the played cards may have been unknown ones; suits do not matter).
+
+    ``history`` keeps every decision position of the play phase met after an event, with
+    the known counts at that moment, ``(state, known)``: a game ends in a draw at its first
+    repeated position, and a searching seat needs to know which positions were played
+    (:meth:`SearchBot.history_views` turns them into that seat's views).
     """
 
     def __init__(self, n: int):
         self.known = [[0] * NRANK for _ in range(n)]
+        self.history: list = []
         self._hands = None
         self._private = False
 
@@ -88,6 +94,8 @@ class HandTracker:
                 elif d < 0 and kn[r]:
                     kn[r] = max(0, kn[r] + d)
         self._hands = None
+        if state.phase == PLAY_PHASE and not state.is_chance() and not state.is_terminal():
+            self.history.append((state.clone(), [k[:] for k in self.known]))
 
     def apply(self, state: State, event) -> None:
         """``state.apply(event)`` with the bookkeeping around it."""
@@ -98,6 +106,7 @@ class HandTracker:
     def clone(self) -> "HandTracker":
         t = HandTracker(len(self.known))
         t.known = [k[:] for k in self.known]
+        t.history = self.history[:]
         return t
 
 
@@ -156,6 +165,13 @@ def _greedy_pick(state: State, moves_vals, mover: int, rng):
         return tied[0]
     g = GreedyBot().choose(state, rng)
     return g if g in tied else tied[0]
+
+
+def _stretch(s: State) -> tuple:
+    """What a position shares with every earlier one it can repeat: these only change one
+    way (the draw pile and the table shrink, burned cards and players out only grow)."""
+    return (s.draw_pile, tuple(s.burned), tuple(s.face_down),
+            tuple(sum(f) for f in s.face_up), tuple(s.out))
 
 
 class _Base:
@@ -309,10 +325,30 @@ class SearchBot(_Base):
     name = "engine"
 
     def __init__(self, seed: int = 0, config: SearchConfig = ENGINE,
-                 draw_limit: int | None = None, seconds: float | None = None):
+                 draw_limit: int | None = None, seconds: float | None = None,
+                 endgame: SearchConfig | None = None, use_history: bool = True):
         super().__init__(seed, draw_limit)
         self.config, self.seconds = config, seconds
+        self.endgame, self.use_history = endgame, use_history
         self.stats.update(nodes=0, depth=0)
+        self._views: dict = {}
+
+    def history_views(self, state: State, me: int) -> list | None:
+        """``(view, hidden)`` of the game's earlier positions (the tracker's history) that
+        can still come back: those of the current stretch, with the same draw pile, burned
+        cards, face-down and face-up counts and players out (each only changes one way)."""
+        if self.tracker is None or not self.use_history:
+            return None
+        tag = _stretch(state)
+        out = []
+        for past, known in self.tracker.history:
+            if _stretch(past) != tag:
+                continue
+            hit = self._views.get((id(past), me))
+            if hit is None or hit[0] is not past:
+                hit = self._views[(id(past), me)] = (past, *state_view(past, me, known))
+            out.append(hit[1:])
+        return out
 
     def choose(self, state: State, rng: random.Random):
         m = self._trivial(state, rng)
@@ -322,8 +358,11 @@ class SearchBot(_Base):
         me = state.to_move
         known = self.tracker.known if self.tracker is not None else None
         view, hidden = state_view(state, me, known)
-        raw = decide(view, hidden, self.config,
-                     (self.seed * 1_000_003 + self.stats["decisions"]), self.seconds)
+        cfg = self.endgame if self.endgame is not None and state.draw_pile == 0 \
+            else self.config
+        raw = decide(view, hidden, cfg,
+                     (self.seed * 1_000_003 + self.stats["decisions"]), self.seconds,
+                     history=self.history_views(state, me))
         vals = [(m, mean) for m, mean, _ in move_means(raw, state.n)]
         self.stats["searched"] += 1
         self.stats["samples"] += len(raw["deals"])

@@ -39,7 +39,7 @@ import time
 
 from ..analysis import analyze
 from ..game.state import PLAY_PHASE, State
-from ..sample.drawsearch import ENGINE, EXPECTIMAX
+from ..sample.drawsearch import ENGINE, ENGINE_END, EXPECTIMAX
 from ..sample.policies import BOTS, GreedyBot, make_bot
 from ..sample.sampled import analyze_sampled
 from .method_bots import DetBot, IsmctsBot, SearchBot, view_position
@@ -128,8 +128,17 @@ def openspiel_available() -> bool:
     return True
 
 
-def _engine(seed, draw_limit=None, seconds=None, **kw):
-    return SearchBot(seed, ENGINE.with_(**kw), draw_limit=draw_limit, seconds=seconds)
+def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, **kw):
+    endgame = {"deep": ENGINE_END, "flat": None}.get(end, "?")
+    if endgame == "?":
+        raise TypeError(f"end={end!r}: deep or flat")
+    end_kw = {k[4:]: kw.pop(k) for k in list(kw) if k.startswith("end_")}
+    if end_kw:
+        if endgame is None:
+            raise TypeError("end_* options need end=deep")
+        endgame = endgame.with_(**end_kw)
+    return SearchBot(seed, ENGINE.with_(**kw), draw_limit=draw_limit, seconds=seconds,
+                     endgame=endgame, use_history=bool(history))
 
 
 def _engine_ab(seed, draw_limit=None, seconds=None, **kw):

@@ -40,8 +40,8 @@ from ..solve.results import Analysis, MoveValue, rank_moves
 from .sampler import sample_deal, sample_rng, state_with_hands
 from .stats import mean_ci
 
-__all__ = ["ENGINE", "HINT", "SearchConfig", "analyze_search", "decide", "move_means",
-           "position_view", "state_view"]
+__all__ = ["ENGINE", "ENGINE_END", "HINT", "HINT_END", "SearchConfig", "analyze_search",
+           "decide", "move_means", "position_view", "state_view"]
 
 
 @dataclass(frozen=True)
@@ -88,9 +88,18 @@ class SearchConfig:
 #: decision in the draw phase, benchmarks/speed.py).
 ENGINE = SearchConfig(determinizations=2048, nodes=800_000, chance_width=1, rollouts=1,
                       max_depth=1, ordered=True, exact_nodes=20_000, stop_at_budget=True)
+#: The ``engine`` agent once the draw pile is empty: each deal searched by iterative deepening
+#: (every chance outcome, the learned evaluation at the horizon) within an equal share of
+#: 150,000 nodes, so that it sees the other side's replies, the repetitions among them
+#: (about 20 ms a decision; 800,000 nodes over 32 deals scored the same against ``det``
+#: from late starts: benchmarks/RESULTS-strength.md).
+ENGINE_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, rollouts=0,
+                          max_depth=64, eval="learned")
 #: ``palace analyze`` on hidden cards or a draw pile, and ``palace live`` hints: the same
 #: search with four times the budget.
 HINT = ENGINE.with_(determinizations=8192, nodes=3_200_000)
+#: The same once the draw pile is empty.
+HINT_END = ENGINE_END.with_(determinizations=64, nodes=600_000)
 #: The depth-limited expectimax with the horizon evaluation at the leaves (sparse chance
 #: nodes, iterative deepening), measured against the above (agent ``engine_ab``).
 EXPECTIMAX = SearchConfig(determinizations=8, nodes=16_000, chance_width=3, eval="learned")
@@ -145,14 +154,16 @@ def position_view(pos: Position):
 
 
 def decide(view, hidden, cfg: SearchConfig = ENGINE, seed: int = 0,
-           seconds: float | None = None, progress=None) -> dict:
+           seconds: float | None = None, progress=None, history=None) -> dict:
     """The compiled search of one decision (``Decider.decide``): per-deal move values.
-    ``progress(deals done)`` is called every 64 deals."""
+    ``progress(deals done)`` is called every 64 deals. ``history``: the game's earlier
+    positions as ``(view, hidden)`` pairs (:func:`state_view` of each); the search scores
+    reaching one as a draw, as the game does."""
     eng = compiled()
     old = eng.set_eval_mode(cfg.eval)
     try:
         return _decider(cfg).decide(view, hidden, seed & (2 ** 64 - 1), seconds or 0.0,
-                                    progress)
+                                    progress, history)
     finally:
         eng.set_eval_mode(old)
 
@@ -174,7 +185,8 @@ def move_means(raw: dict, n: int) -> list[tuple]:
 
 def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | None = None,
                    time_budget: float | None = None, seed: int = 0,
-                   config: SearchConfig = HINT, progress=None, **options) -> Analysis:
+                   config: SearchConfig | None = None, progress=None,
+                   **options) -> Analysis:
     """The analysis of ``pos`` by the compiled search (module doc): every legal move with
     its mean loss vector over the deals and 95% intervals, best first.
 
@@ -182,8 +194,12 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
     it, ``samples`` scales the configuration's budget: the same nodes per deal);
     ``time_budget`` (seconds) stops early, making the answer depend on the machine.
     ``progress(deals done, deals asked)`` is called as deals finish.
-    ``options``: other :class:`SearchConfig` fields.
+    ``options``: other :class:`SearchConfig` fields. ``config``: by default :data:`HINT`
+    while the draw pile holds cards, :data:`HINT_END` once it is empty (as the ``engine``
+    agent switches).
     """
+    if config is None:
+        config = HINT if pos.draw_pile > 0 else HINT_END
     if samples is not None and nodes is None:
         nodes = max(1, samples * (config.nodes // config.determinizations))
     cfg = config.with_(determinizations=samples, nodes=nodes, **options)
