@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from palace_solver.agents.registry import make_agent  # noqa: E402
 from palace_solver.game.rules import Rules  # noqa: E402
 from palace_solver.jobs.match import match_tasks, play_task, run_match, summarize  # noqa: E402
 
@@ -38,6 +40,7 @@ ROWS = {
     "hint-engine": ("hint", "engine", 2, "full", 1000),
     "engine_det-det": ("engine_det", "det", 2, "full", 1000),
     "engine_det-engine": ("engine_det", "engine", 2, "full", 1000),
+    "engine-det-late": ("engine", "det", 2, "late", 1000),
 }
 
 
@@ -45,9 +48,44 @@ def _file(row):
     return HERE / f"{row}.jsonl"
 
 
+def agent_budget(spec: str) -> dict:
+    """What an agent searches with (its configurations' fields), for the row's record."""
+    ag = make_agent(spec)
+    out = {"name": ag.name}
+    for part in getattr(ag, "parts", (ag,)):
+        for attr in ("config", "endgame"):
+            cfg = getattr(part, attr, None)
+            if cfg is not None:
+                out[f"{part.name}.{attr}"] = cfg.to_json()
+        for attr in ("samples", "deal_nodes", "exact_mode_nodes", "iterations", "seconds",
+                     "sims", "draw_limit"):
+            if hasattr(part, attr):
+                out[f"{part.name}.{attr}"] = getattr(part, attr)
+    return out
+
+
+def _commit() -> str | None:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).resolve().parent, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
 def run(row: str, starts: int | None, jobs: int) -> dict:
+    """Play the row (resuming its file); its agents' budgets and the commit go to
+    ``ROW.agents.json`` beside it, so a result says what played."""
     a, b, n, kind, asked = ROWS[row]
     HERE.mkdir(exist_ok=True)
+    side = HERE / f"{row}.agents.json"
+    record = {"commit": _commit(), "agents": [agent_budget(a), agent_budget(b)]}
+    if side.exists():
+        old = json.loads(side.read_text())
+        if old["agents"] != record["agents"]:
+            raise SystemExit(f"{side} records other agents than today's; move the row's "
+                             f"files away to start it again")
+    else:
+        side.write_text(json.dumps(record, indent=1) + "\n")
     return run_match(a, b, players=n, kind=kind, starts=starts or asked, seed=0, jobs=jobs,
                      output=_file(row), progress=True)
 
