@@ -295,6 +295,7 @@ cdef class DeepSearch:
         states = list(states)
         if len(states) > HISTMAX:
             raise ValueError(f"a history of {len(states)} positions (at most {HISTMAX})")
+        tt_clear(&self.tt)      # a new history: start from an empty table
         self.nhist = 0
         for c in states:
             if c.s.n != self.n or pack_nwords(&c.s) != self.nw:

@@ -278,12 +278,18 @@ def horizon_eval(s: State) -> list[float]:
 
 class PlainSearch:
     """Expectiminimax to a fixed depth (module doc); ``calls`` counts decision nodes and a
-    ``budget`` on them raises :class:`TooBig`."""
+    ``budget`` on them raises :class:`TooBig`.
 
-    def __init__(self, budget: int = 10 ** 6):
+    ``history``: keys of positions the game already went through. Reaching one is a draw,
+    like reaching a position of the line; and with a history, a mover at the horizon with a
+    move straight to a position of the history or of the line takes that draw when the
+    estimate is worse for them (a game ends at its first repeated position)."""
+
+    def __init__(self, budget: int = 10 ** 6, history=()):
         self.calls = 0
         self.evals = 0
         self.budget = budget
+        self.history = frozenset(history)
         self.horizon: list = []       # (state, estimate) of a few horizon nodes, for checks
 
     def root(self, s: State, depth: int) -> dict:
@@ -319,13 +325,19 @@ class PlainSearch:
         if self.calls > self.budget:
             raise TooBig(f"more than {self.budget} nodes")
         k = s.key()
-        if k in path:
+        if k in path or k in self.history:
             return [float(x) for x in draw_value(s)]
         if depth <= 0:
             self.evals += 1
             v = horizon_eval(s)
             if len(self.horizon) < 50:
                 self.horizon.append((s, v))
+            if self.history and v[s.to_move] > draw_value(s)[s.to_move]:
+                for m in s.legal_moves():
+                    c = self._child(s, m)
+                    if not c.is_terminal() and not c.is_chance() and (
+                            c.key() in path or c.key() in self.history):
+                        return [float(x) for x in draw_value(s)]
             return v
         mover = s.to_move
         best = None

@@ -22,6 +22,7 @@ from palace_solver.game.position import from_text
 from palace_solver.game.rules import Rules
 from palace_solver.game.state import PLAY_PHASE, State
 from palace_solver.sample.drawsearch import (
+    ENGINE_END,
     SearchConfig,
     analyze_search,
     decide,
@@ -342,3 +343,63 @@ def test_move_means_average_the_deals():
     got = move_means(raw, 2)
     assert [m for m, _, _ in got] == ["a", "b"]
     assert got[0][1] == pytest.approx([0.3, 0.7]) and got[1][1] == pytest.approx([0.3, 0.7])
+
+
+def test_a_move_back_to_the_games_history_is_a_draw_in_every_deal():
+    # The history views get the cards each deal gives the hidden hands (ext/decide.pxi): a
+    # move whose position the game already went through is then a draw in every deal. A
+    # view whose hidden counts differ cannot come back and must change nothing.
+    from palace_solver.jobs.match import make_start
+    cfg = ENGINE_END.with_(determinizations=6, nodes=30_000)
+    checked = changed = 0
+    for i in range(400):
+        if checked >= 25:
+            break
+        s, tracker, _ = make_start("late", Rules(), 2, f"history-{i}")
+        me = s.to_move
+        view, hidden = state_view(s, me, tracker.known)
+        if not sum(hidden) or len(s.legal_moves()) < 2:
+            continue
+        plain = decide(view, hidden, cfg, seed=i)
+        for m in s.legal_moves():
+            child, t = s.clone(), tracker.clone()
+            t.apply(child, m)
+            if child.is_terminal() or child.is_chance():
+                continue
+            past = state_view(child, me, t.known)
+            got = decide(view, hidden, cfg, seed=i, history=[past])
+            assert len(got["deals"]) == len(plain["deals"])
+            for deal in got["deals"]:
+                assert dict(deal)[m] == [0.5, 0.5], (i, str(m))
+            changed += any(dict(d)[m] != [0.5, 0.5] for d in plain["deals"])
+            other = list(past[1])
+            other[1 - me] += 1
+            odd = decide(view, hidden, cfg, seed=i, history=[(past[0], other)])
+            assert odd["deals"] == plain["deals"]
+            checked += 1
+    assert checked >= 20 and changed >= 10, (checked, changed)
+
+
+def test_the_tracker_keeps_the_positions_a_seat_can_meet_again():
+    # Every decision position of the play phase is kept once, with the knowledge of then;
+    # a search gets those of the current stretch only (same draw pile, table, burned cards).
+    from palace_solver.agents.method_bots import HandTracker, SearchBot
+    rng = random.Random(5)
+    s = State.new_game(Rules(), 2)
+    tracker = HandTracker(2)
+    bot = SearchBot()
+    bot.tracker = tracker
+    decisions = 0
+    while not s.is_terminal() and decisions < 300:
+        if s.is_chance():
+            tracker.apply(s, _sample(s, rng))
+            continue
+        if s.phase == PLAY_PHASE:
+            decisions += 1
+            assert tracker.history[-1][0].key() == s.key()
+            views = bot.history_views(s, s.to_move)
+            stretch = [p for p, _ in tracker.history if p.draw_pile == s.draw_pile
+                       and p.burned == s.burned and p.face_down == s.face_down]
+            assert 1 <= len(views) <= len(stretch)
+        tracker.apply(s, GreedyBot().choose(s, rng))
+    assert len(tracker.history) == decisions > 20

@@ -178,6 +178,78 @@ def _depth_limited_search_equals_plain_expectiminimax():
           f"evaluations cross-checked {evals}")
 
 
+def _walk_positions(s, rng, walks=12, plies=4):
+    """Decision positions met on random lines from ``s`` (chance outcomes drawn by weight),
+    the root's own children first: candidates for a game's history."""
+    found = {}
+    for m in s.legal_moves():
+        c = s.clone()
+        c.apply(m)
+        if not c.is_terminal() and not c.is_chance():
+            found.setdefault(c.key(), c)
+    for _ in range(walks):
+        c = s.clone()
+        for _ in range(plies):
+            while c.is_chance() and not c.is_terminal():
+                outs = c.chance_outcomes()
+                c.apply(rng.choices([r for r, _ in outs], [w for _, w in outs])[0])
+            if c.is_terminal():
+                break
+            c.apply(rng.choice(c.legal_moves()))
+            if not c.is_terminal() and not c.is_chance():
+                found.setdefault(c.key(), c)
+    return list(found.values())
+
+
+def test_search_with_the_games_history_equals_plain_expectiminimax():
+    # A game ends at its first repeated position: with the positions already played given
+    # (DeepSearch.set_history), reaching one is a draw, and a mover at the horizon takes a
+    # draw one move away when it is better for them. PlainSearch(history=...) is the
+    # definition, with the card-count horizon evaluation.
+    with cardcount_eval():
+        _search_with_history()
+
+
+def _search_with_history():
+    rng = random.Random(4242)
+    cases = [(2, s) for s in _depth_cases(rng, 2, 12)] + [(3, s) for s in _depth_cases(rng, 3, 4)]
+    eng = _module()
+    compared = changed = best_checked = 0
+    for n, s in cases:
+        near = _walk_positions(s, rng)
+        hist = rng.sample(near, min(len(near), 4))
+        keys = [h.key() for h in hist]
+        mover = s.to_move
+        deep = eng.DeepSearch(eng.CState.from_state(s), 1.0)
+        deep.set_history([eng.CState.from_state(h) for h in hist])
+        for d in range(1, 5):
+            plain = PlainSearch(history=keys).root(s, d)
+            free = PlainSearch().root(s, d)
+            changed += sum(any(abs(x - y) > 1e-12 for x, y in zip(plain[k], free[k]))
+                           for k in plain)
+            for flag in (False, True):
+                search = eng.DeepSearch(eng.CState.from_state(s), 1.0)
+                search.set_history([eng.CState.from_state(h) for h in hist])
+                got = _compiled_root(s, d, table=False, plain=flag, search=search)
+                assert list(got) == list(plain)
+                for k, v in plain.items():
+                    assert all(abs(x - y) <= 1e-12 for x, y in zip(v, got[k])), (n, d, flag, k)
+                compared += len(plain)
+            # The table on, deepening one depth at a time: values that used the history
+            # must not be kept for other lines.
+            tab = _compiled_root(s, d, table=True, search=deep)
+            mine = sorted(v[mover] for v in plain.values())
+            if mine[1] - mine[0] > 1e-9:
+                best = min(plain, key=lambda k: plain[k][mover])
+                assert min(tab, key=lambda k: tab[k][mover]) == best, (d, plain, tab)
+                best_checked += 1
+    # the history must matter here, or this test would check nothing new
+    assert changed >= 20, changed
+    print(f"\n[independent history] positions {len(cases)}, depths 1-4, root move values "
+          f"compared {compared}, changed by the history {changed}, best moves checked with "
+          f"the table {best_checked}")
+
+
 def test_plain_horizon_evaluation_is_the_documented_formula():
     # Two players, 3 cards against 1 face-down card (1.5): 1 / (1 + exp(-0.35 * 1.5)).
     s = random_exact_state(random.Random(1), 2, Rules(), hand=(3, 3), face_up=(0, 0),
