@@ -320,7 +320,9 @@ class SearchBot(_Base):
     drawsearch`) on the seat's view: each decision's deals seeded by the bot's seed and the
     decision's number, the move with the lowest mean loss (ties within ``TIE`` to greedy's
     choice). ``draw_limit``: play greedy while the draw pile holds more cards (None: search
-    always; the ablation of the strength benchmark)."""
+    always; the ablation of the strength benchmark). ``endgame``: the configuration once the
+    draw pile is empty (None: ``config``). ``use_history``: give the search the positions
+    already played that can come back (:meth:`history_views`), from the tracker."""
 
     name = "engine"
 

@@ -2,8 +2,9 @@
 
 | name        | what it plays                                                                |
 |-------------|------------------------------------------------------------------------------|
-| engine      | the compiled determinized search with the draw pile (``drawsearch.ENGINE``), |
-|             | from the first play                                                          |
+| engine      | the compiled determinized search (``drawsearch.ENGINE`` while the draw pile  |
+|             | holds cards, ``drawsearch.ENGINE_END`` once it is empty), from the first     |
+|             | play, with the game's history (a repeated position is a draw)                |
 | engine_gd   | the same, but greedy while the draw pile holds cards (the ablation)          |
 | engine_ab   | the other search measured: depth-limited expectimax (alpha-beta, sparse      |
 |             | chance nodes) with the learned evaluation at the horizon                     |
@@ -22,9 +23,11 @@
 |             | engine (only with the ``openspiel`` extra)                                   |
 
 A name may carry options, ``NAME:key=value:key=value``: ``engine:nodes=100000``,
-``engine:rollouts=0`` (any :class:`~palace_solver.sample.drawsearch.SearchConfig` field, and
-``draw_limit``), ``os_ismcts:sims=100``, ``det:samples=16``, ``ismcts:iterations=400``,
-``rollout:seconds=2``, ``hint:seconds=1``.
+``engine:rollouts=0`` (any :class:`~palace_solver.sample.drawsearch.SearchConfig` field of the
+draw phase; ``end_`` before a field sets the endgame's, ``engine:end_nodes=400000``;
+``end=flat`` keeps the draw phase's search once the draw pile is empty, ``history=0``
+searches without the game's history, ``draw_limit``), ``os_ismcts:sims=100``,
+``det:samples=16``, ``ismcts:iterations=400``, ``rollout:seconds=2``, ``hint:seconds=1``.
 
 Every agent sees only what its seat sees: its own hand, the table, the public counts and
 the publicly known hand cards of the others (the driver's
