@@ -11,6 +11,9 @@ rate and the Python rate on the same positions:
   engine (what the ``rollout`` baseline, the sampled analysis, plays).
 - decision: one ``engine`` decision (the seat's view, 2,048 deals or 800,000 nodes): ms per
   decision and nodes/s (nodes = search nodes + playout decisions).
+- endgame decision: one ``engine`` decision once the draw pile is empty (``ENGINE_END``: 16
+  deals sharing 150,000 nodes, deepening with the learned evaluation), on the first
+  decision of ``--positions`` late starts: ms per decision, nodes/s, depth reached.
 - evaluation: one horizon evaluation per call, compiled (``eval_position`` under the card
   count and the learned network; a Python call each, so the figure includes the call) and
   the numpy mirror of the learned network (palace_solver/learn) per position.
@@ -27,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from palace_solver.game.rules import Rules  # noqa: E402
 from palace_solver.jobs.match import make_start  # noqa: E402
-from palace_solver.sample.drawsearch import ENGINE, decide, state_view  # noqa: E402
+from palace_solver.sample.drawsearch import ENGINE, ENGINE_END, decide, state_view  # noqa: E402
 from palace_solver.sample.policies import GreedyBot  # noqa: E402
 from palace_solver.sample.rollout import playout  # noqa: E402
 from palace_solver.solve.engine import compiled  # noqa: E402
@@ -100,6 +103,21 @@ def main(argv=None):
     dt = time.process_time() - t0
     print(f"engine decision: {1000 * dt / nd:.1f} ms CPU each ({nd} decisions), "
           f"{nodes / dt:,.0f} nodes/s, {nodes / nd:,.0f} nodes each")
+    # endgame decisions
+    nodes, depth, t0, nd = 0, 0, time.process_time(), 0
+    for j in range(args.positions):
+        s, tr, _ = make_start("late", Rules(), 2, f"speed-late-{j}")
+        if len(s.legal_moves()) < 2:
+            continue
+        view, hidden = state_view(s, s.to_move, tr.known)
+        raw = decide(view, hidden, ENGINE_END, j)
+        nodes += raw["nodes"] + raw["playout_steps"]
+        depth += max(raw["depth"])
+        nd += 1
+    dt = time.process_time() - t0
+    print(f"engine endgame decision: {1000 * dt / nd:.1f} ms CPU each ({nd} decisions), "
+          f"{nodes / dt:,.0f} nodes/s, {nodes / nd:,.0f} nodes each, depth {depth / nd:.1f} "
+          f"on average")
     # evaluation per call
     cs = [E.CState.from_state(s) for s, _ in pos]
     for mode in ("cardcount", "learned"):
