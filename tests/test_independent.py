@@ -117,6 +117,19 @@ def _compiled_root(state, depth, *, table, plain=False, search=None):
     return {str(m): v for m, v in moves}
 
 
+def _same_best_with_table(s, depth, plain, deep) -> int:
+    """With the table on (``deep``, deepened one depth at a time), the best move is
+    plain's when plain has a single best: 1 when checked, 0 when plain has a tie."""
+    mover = s.to_move
+    tab = _compiled_root(s, depth, table=True, search=deep)
+    mine = sorted(v[mover] for v in plain.values())
+    if mine[1] - mine[0] <= 1e-9:
+        return 0
+    best = min(plain, key=lambda k: plain[k][mover])
+    assert min(tab, key=lambda k: tab[k][mover]) == best, (depth, plain, tab)
+    return 1
+
+
 def _depth_cases(rng, n, count):
     out = []
     while len(out) < count:
@@ -146,7 +159,6 @@ def _depth_limited_search_equals_plain_expectiminimax():
     eng = _module()
     positions, compared, nontrivial, nodes, best_checked, evals = Counter(), 0, 0, 0, 0, 0
     for n, s in cases:
-        mover = s.to_move
         deep = eng.DeepSearch(eng.CState.from_state(s), 1.0)   # table on, deepening
         for d in range(1, 7):
             search = PlainSearch()
@@ -160,12 +172,7 @@ def _depth_limited_search_equals_plain_expectiminimax():
                 compared += len(plain)
             nontrivial += _nontrivial(plain.values())
             # The table on, deepening one depth at a time as the solver does.
-            tab = _compiled_root(s, d, table=True, search=deep)
-            mine = sorted(v[mover] for v in plain.values())
-            if mine[1] - mine[0] > 1e-9:
-                best = min(plain, key=lambda k: plain[k][mover])
-                assert min(tab, key=lambda k: tab[k][mover]) == best, (d, plain, tab)
-                best_checked += 1
+            best_checked += _same_best_with_table(s, d, plain, deep)
             # The horizon evaluation itself, against the compiled one.
             for st, v in search.horizon[:5]:
                 e = eng.eval_position(eng.CState.from_state(st))
@@ -219,7 +226,6 @@ def _search_with_history():
         near = _walk_positions(s, rng)
         hist = rng.sample(near, min(len(near), 4))
         keys = [h.key() for h in hist]
-        mover = s.to_move
         deep = eng.DeepSearch(eng.CState.from_state(s), 1.0)
         deep.set_history([eng.CState.from_state(h) for h in hist])
         for d in range(1, 5):
@@ -237,12 +243,7 @@ def _search_with_history():
                 compared += len(plain)
             # The table on, deepening one depth at a time: values that used the history
             # must not be kept for other lines.
-            tab = _compiled_root(s, d, table=True, search=deep)
-            mine = sorted(v[mover] for v in plain.values())
-            if mine[1] - mine[0] > 1e-9:
-                best = min(plain, key=lambda k: plain[k][mover])
-                assert min(tab, key=lambda k: tab[k][mover]) == best, (d, plain, tab)
-                best_checked += 1
+            best_checked += _same_best_with_table(s, d, plain, deep)
     # the history must matter here, or this test would check nothing new
     assert changed >= 20, changed
     print(f"\n[independent history] positions {len(cases)}, depths 1-4, root move values "
