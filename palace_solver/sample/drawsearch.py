@@ -79,20 +79,19 @@ class SearchConfig:
         return asdict(self)
 
 
-#: The ``engine`` agent (measured in benchmarks/RESULTS-strength.md): flat Monte Carlo over
-#: deals that fix the hidden hands and the draw pile's order: each root move, then one
-#: compiled greedy playout, up to 2,048 deals or 800,000 nodes (playout decisions); once the
-#: draw pile is empty each deal is first solved whole when it fits in 20,000 nodes. The
-#: budget is the issue's: a two-player full-deal game costs the engine about 2 s of one
-#: core (1.9 s of CPU a game in ``palace match engine greedy --starts 200``; 54 ms a
-#: decision in the draw phase, benchmarks/speed.py).
+#: The ``engine`` agent while the draw pile holds cards (measured in
+#: benchmarks/RESULTS-strength.md): flat Monte Carlo over deals that fix the hidden hands and
+#: the draw pile's order: each root move, then one compiled greedy playout, up to 2,048 deals
+#: or 800,000 nodes (playout decisions), 53 ms a decision (benchmarks/speed.py). With
+#: ENGINE_END after, a two-player full-deal game costs the engine about 2.6 s of one core.
+#: (``exact_nodes``: used when this configuration also plays the endgame, ``end=flat``.)
 ENGINE = SearchConfig(determinizations=2048, nodes=800_000, chance_width=1, rollouts=1,
                       max_depth=1, ordered=True, exact_nodes=20_000, stop_at_budget=True)
 #: The ``engine`` agent once the draw pile is empty: each deal searched by iterative deepening
 #: (every chance outcome, the learned evaluation at the horizon) within an equal share of
 #: 150,000 nodes, so that it sees the other side's replies, the repetitions among them
-#: (about 20 ms a decision; 800,000 nodes over 32 deals scored the same against ``det``
-#: from late starts: benchmarks/RESULTS-strength.md).
+#: (20-47 ms a decision; 800,000 nodes over 32 deals did no better against ``det`` from
+#: late starts: benchmarks/RESULTS-strength.md).
 ENGINE_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, rollouts=0,
                           max_depth=64, eval="learned")
 #: ``palace analyze`` on hidden cards or a draw pile, and ``palace live`` hints: the same
