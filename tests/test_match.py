@@ -22,7 +22,7 @@ from palace_solver.game.state import PLAY_PHASE
 from palace_solver.jobs.match import make_start, match_tasks, play_task, run_match, summarize
 
 #: a cheap engine, so that whole matches fit in a test
-ENGINE = "engine:nodes=3000:determinizations=4"
+ENGINE = "engine:nodes=3000:determinizations=4:end_nodes=3000:end_determinizations=2"
 #: fields of a summary that do not depend on the machine
 STABLE = ("a", "b", "players", "kind", "starts", "games", "score", "ci95", "p", "wins",
           "draws", "losses", "mean_decisions", "a_loss_rate")
@@ -89,6 +89,14 @@ def test_agents_by_name():
     with pytest.raises(AgentError):
         make_agent("engine:bogus=1")
     assert make_agent("engine:nodes=1000").config.nodes == 1000
+    # end_ options set the configuration once the draw pile is empty
+    e = make_agent("engine:end_nodes=5000:nodes=1000")
+    assert (e.endgame.nodes, e.config.nodes, e.use_history) == (5000, 1000, True)
+    assert make_agent("engine:end=flat").endgame is None
+    assert make_agent("engine:history=0").use_history is False
+    for bad in ("engine:end=deeper", "engine:end=flat:end_nodes=9", "engine:end_bogus=1"):
+        with pytest.raises(AgentError):
+            make_agent(bad)
 
 
 @pytest.mark.parametrize("spec", ["engine:nodes=2000", "engine_gd:nodes=2000",

@@ -74,7 +74,7 @@ def test_text_and_jobs_agree():
 
 
 def test_an_agent_plays_the_seat():
-    cheap = "engine:determinizations=8:nodes=3000"
+    cheap = "engine:determinizations=8:nodes=3000:end_determinizations=2:end_nodes=3000"
     a = rank_layouts(Rules(), 2, [3, 3, 5, 14, 14, 2], games=3, seed=1, agent=cheap)
     b = rank_layouts(Rules(), 2, [3, 3, 5, 14, 14, 2], games=3, seed=1, agent=cheap, jobs=2)
     assert [(str(x.move), x.loss) for x in a] == [(str(x.move), x.loss) for x in b]
