@@ -211,22 +211,6 @@ cdef class Decider:
         if total_hidden == 0 and view.s.draw_pile == 0 and self.rollouts == 0 \
                 and self.chance_width == 0:
             ndeals = 1
-        if history:
-            history = list(history)[-HISTMAX:]
-            hist = <PState*>malloc(len(history) * sizeof(PState))
-            hhid = <int*>malloc(len(history) * view.s.n * sizeof(int))
-            if hist == NULL or hhid == NULL:
-                free(hist)
-                free(hhid)
-                raise MemoryError("decide: no memory for the history")
-            for hv, hh in history:
-                if hv.s.n != view.s.n or pack_nwords(&hv.s) != pack_nwords(&view.s):
-                    free(hist)
-                    free(hhid)
-                    raise ValueError("decide: a history position of another game")
-                _hidden_array(hv, hh, &hhid[nh * view.s.n])
-                copy_state(&hist[nh], &hv.s)
-                nh += 1
         if self.search is None or self.search.n != view.s.n or \
                 self.search.nw != pack_nwords(&view.s):
             self.search = DeepSearch(view, self.hash_mb)
@@ -234,7 +218,19 @@ cdef class Decider:
         if share < 1:
             share = 1
         deals, depths, exacts = [], [], []
+        history = list(history or ())[-HISTMAX:]
         try:
+            if history:
+                hist = <PState*>malloc(len(history) * sizeof(PState))
+                hhid = <int*>malloc(len(history) * view.s.n * sizeof(int))
+                if hist == NULL or hhid == NULL:
+                    raise MemoryError("decide: no memory for the history")
+                for hv, hh in history:
+                    if hv.s.n != view.s.n or pack_nwords(&hv.s) != pack_nwords(&view.s):
+                        raise ValueError("decide: a history position of another game")
+                    _hidden_array(hv, hh, &hhid[nh * view.s.n])
+                    copy_state(&hist[nh], &hv.s)
+                    nh += 1
             self._deals(view, hid, seed, deadline, progress, ndeals, share, det,
                         hist, hhid, nh, deals, depths, exacts, totals)
         finally:

@@ -117,6 +117,22 @@ def _compiled_root(state, depth, *, table, plain=False, search=None):
     return {str(m): v for m, v in moves}
 
 
+def _two_and_three(rng, two: int, three: int) -> list:
+    """``(players, state)`` cases of :func:`_depth_cases`: ``two`` of 2 players, then
+    ``three`` of 3."""
+    return [(2, s) for s in _depth_cases(rng, 2, two)] + \
+        [(3, s) for s in _depth_cases(rng, 3, three)]
+
+
+def _same_root_values(plain: dict, got: dict, where) -> int:
+    """The compiled root moves are plain's, in its order, with its values to 1e-12; the
+    number of moves compared."""
+    assert list(got) == list(plain), where
+    for k, v in plain.items():
+        assert all(abs(x - y) <= 1e-12 for x, y in zip(v, got[k])), (where, k)
+    return len(plain)
+
+
 def _same_best_with_table(s, depth, plain, deep) -> int:
     """With the table on (``deep``, deepened one depth at a time), the best move is
     plain's when plain has a single best: 1 when checked, 0 when plain has a tie."""
@@ -155,7 +171,7 @@ def test_depth_limited_search_equals_plain_expectiminimax():
 
 def _depth_limited_search_equals_plain_expectiminimax():
     rng = random.Random(2026)
-    cases = [(2, s) for s in _depth_cases(rng, 2, 24)] + [(3, s) for s in _depth_cases(rng, 3, 8)]
+    cases = _two_and_three(rng, 24, 8)
     eng = _module()
     positions, compared, nontrivial, nodes, best_checked, evals = Counter(), 0, 0, 0, 0, 0
     for n, s in cases:
@@ -164,12 +180,9 @@ def _depth_limited_search_equals_plain_expectiminimax():
             search = PlainSearch()
             plain = search.root(s, d)
             nodes += search.calls
-            for table, flag in ((False, False), (False, True)):
-                got = _compiled_root(s, d, table=table, plain=flag)
-                assert list(got) == list(plain)
-                for k, v in plain.items():
-                    assert all(abs(x - y) <= 1e-12 for x, y in zip(v, got[k])), (d, flag, k)
-                compared += len(plain)
+            for flag in (False, True):
+                got = _compiled_root(s, d, table=False, plain=flag)
+                compared += _same_root_values(plain, got, (n, d, flag))
             nontrivial += _nontrivial(plain.values())
             # The table on, deepening one depth at a time as the solver does.
             best_checked += _same_best_with_table(s, d, plain, deep)
@@ -219,7 +232,7 @@ def test_search_with_the_games_history_equals_plain_expectiminimax():
 
 def _search_with_history():
     rng = random.Random(4242)
-    cases = [(2, s) for s in _depth_cases(rng, 2, 12)] + [(3, s) for s in _depth_cases(rng, 3, 4)]
+    cases = _two_and_three(rng, 12, 4)
     eng = _module()
     compared = changed = best_checked = 0
     for n, s in cases:
@@ -237,10 +250,7 @@ def _search_with_history():
                 search = eng.DeepSearch(eng.CState.from_state(s), 1.0)
                 search.set_history([eng.CState.from_state(h) for h in hist])
                 got = _compiled_root(s, d, table=False, plain=flag, search=search)
-                assert list(got) == list(plain)
-                for k, v in plain.items():
-                    assert all(abs(x - y) <= 1e-12 for x, y in zip(v, got[k])), (n, d, flag, k)
-                compared += len(plain)
+                compared += _same_root_values(plain, got, (n, d, flag))
             # The table on, deepening one depth at a time: values that used the history
             # must not be kept for other lines.
             best_checked += _same_best_with_table(s, d, plain, deep)

@@ -132,9 +132,9 @@ def openspiel_available() -> bool:
 
 
 def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, **kw):
-    endgame = {"deep": ENGINE_END, "flat": None}.get(end, "?")
-    if endgame == "?":
+    if end not in ("deep", "flat"):
         raise TypeError(f"end={end!r}: deep or flat")
+    endgame = ENGINE_END if end == "deep" else None
     end_kw = {k[4:]: kw.pop(k) for k in list(kw) if k.startswith("end_")}
     if end_kw:
         if endgame is None:
