@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from palace_solver.agents.registry import make_agent  # noqa: E402
 from palace_solver.game.rules import Rules  # noqa: E402
+from palace_solver.jobs.batch import FORMAT, batch_fingerprint  # noqa: E402
 from palace_solver.jobs.match import match_tasks, play_task, run_match, summarize  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "strength_results"
@@ -86,8 +87,40 @@ def run(row: str, starts: int | None, jobs: int) -> dict:
                              f"files away to start it again")
     else:
         side.write_text(json.dumps(record, indent=1) + "\n")
+    grow(row, starts or asked)
     return run_match(a, b, players=n, kind=kind, starts=starts or asked, seed=0, jobs=jobs,
                      output=_file(row), progress=True)
+
+
+def grow(row: str, starts: int) -> None:
+    """Carry a row played with fewer starts into the file of ``starts`` starts.
+
+    A start's games do not depend on how many starts the row has, but the batch file's
+    fingerprint covers the whole task list. The old results are kept only when the old
+    header's fingerprint is exactly that of the first tasks of the new list."""
+    a, b, n, kind, _ = ROWS[row]
+    path = _file(row)
+    if not path.exists():
+        return
+    lines = path.read_text().splitlines(keepends=True)
+    try:
+        old = json.loads(lines[0])
+    except (IndexError, ValueError):
+        return  # not a batch file: run_batch says so
+    tasks = match_tasks(a, b, players=n, kind=kind, starts=starts, seed=0, rules=Rules())
+    new = batch_fingerprint(play_task, tasks)
+    if old.get("fingerprint") == new or old.get("tasks", 0) >= len(tasks):
+        return
+    if old.get("fingerprint") != batch_fingerprint(play_task, tasks[:old["tasks"]]):
+        return  # another batch: run_batch refuses it
+    header = {"palace_batch": FORMAT, "label": old.get("label", "games"), "tasks": len(tasks),
+              "fingerprint": new}
+    body = [ln for ln in lines[1:] if ln.endswith("\n")]  # a cut last line is replayed
+    tmp = path.with_suffix(".grow")
+    tmp.write_text(json.dumps(header, sort_keys=True, separators=(",", ":")) + "\n"
+                   + "".join(body))
+    tmp.replace(path)
+    print(f"{row}: {old['tasks']} games carried into a row of {len(tasks)}", file=sys.stderr)
 
 
 def partial(row: str):
