@@ -22,7 +22,8 @@ def is_exact_mode(pos: Position) -> bool:
 def analyze(pos: Position, *, time_budget: float | None = None, depth: int | None = None,
             hash_mb: float | None = None, method: str = "auto", samples: int | None = None,
             seed: int = 0, jobs: int = 1, progress=None, engine: str | None = None,
-            threads: int | None = None, nodes: int | None = None) -> Analysis:
+            threads: int | None = None, nodes: int | None = None,
+            history=None) -> Analysis:
     """Analyze ``pos`` for the player to move.
 
     ``method``: ``"auto"`` (exact when the position is in exact mode, else ``"search"``),
@@ -31,6 +32,9 @@ def analyze(pos: Position, *, time_budget: float | None = None, depth: int | Non
     sampled method name of :mod:`palace_solver.sample.sampled`.
     ``hash_mb``: the search table (default: sized to the time budget); ``threads``: threads of
     the exact graph solver (default: every core; the answer does not depend on it).
+    ``history``: the game's earlier positions seen by the same player; the search (not the
+    exact solver, which values the position itself, nor the sampled methods) scores
+    reaching one as a draw.
 
     :raises NotExactError: when ``method="exact"`` on a position with hidden hand cards or a
         draw pile.
@@ -45,7 +49,7 @@ def analyze(pos: Position, *, time_budget: float | None = None, depth: int | Non
                            hash_mb=hash_mb, engine=engine, threads=threads, progress=progress)
     if method == "search" and engine != "python":
         return analyze_search(pos, nodes=nodes, samples=samples, time_budget=time_budget,
-                              seed=seed, progress=progress)
+                              seed=seed, progress=progress, history=history)
     if method == "search":  # the compiled search without the compiled engine: the Python path
         method = "sampled"
     return analyze_sampled(pos, method=method, time_budget=time_budget, depth=depth,

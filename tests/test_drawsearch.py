@@ -18,6 +18,7 @@ from exact_gen import TooBig, random_exact_state, random_rules
 
 from palace_solver.agents.play import _sample
 from palace_solver.game.cards import RANKS
+from palace_solver.game.moves import PICKUP
 from palace_solver.game.position import from_text
 from palace_solver.game.rules import Rules
 from palace_solver.game.state import PLAY_PHASE, State
@@ -403,3 +404,63 @@ def test_the_tracker_keeps_the_positions_a_seat_can_meet_again():
             assert 1 <= len(views) <= len(stretch)
         tracker.apply(s, GreedyBot().choose(s, rng))
     assert len(tracker.history) == decisions > 20
+
+
+def _pickup_back(i: int):
+    """A full deal walked by greedy to a decision where the mover may pick up the pile
+    with the draw pile still full: ``(state, tracker, pickup, child, child's tracker,
+    the first position as the mover saw it)``, or None. The child is in the same stretch
+    (no refill), so it can be a history position; the first position is not."""
+    from palace_solver.agents.method_bots import view_position
+    from palace_solver.jobs.match import make_start
+    s, tracker, _ = make_start("full", Rules(), 2, f"history-{i}")
+    first = [view_position(s, q, tracker).validate() for q in range(2)]
+    rng = random.Random(i)
+    for _ in range(60):
+        if s.is_terminal():
+            return None
+        if s.is_chance():
+            tracker.apply(s, _sample(s, rng))
+            continue
+        ups = [m for m in s.legal_moves() if m.kind == PICKUP]
+        if ups and s.draw_pile > 0 and len(s.legal_moves()) > 1:
+            child, t = s.clone(), tracker.clone()
+            t.apply(child, ups[0])
+            if not child.is_chance() and s.draw_pile < first[0].draw_pile:
+                return s, tracker, ups[0], child, t, first[s.to_move]
+        tracker.apply(s, GreedyBot().choose(s, rng))
+    return None
+
+
+def test_the_analysis_scores_a_move_back_to_the_given_history_as_a_draw():
+    # What a palace live hint is given (analyze(history=...)): the earlier positions as the
+    # user saw them. A move back to one is a draw in every deal; a history position that
+    # cannot come back (another draw pile) changes nothing.
+    from palace_solver.agents.method_bots import view_position
+    checked = changed = 0
+    for i in range(40):
+        found = _pickup_back(i)
+        if found is None:
+            continue
+        s, tracker, up, child, t, first = found
+        me = s.to_move
+        pos = view_position(s, me, tracker).validate()
+        past = view_position(child, me, t).validate()
+        plain = analyze_search(pos, samples=8, seed=i)
+        got = analyze_search(pos, samples=8, seed=i, history=[past])
+        assert got.stats["history"] == 1 and plain.stats["history"] == 0
+        loss = {str(m.move): m.loss for m in got.moves}
+        assert loss[str(up)] == [0.5, 0.5], i
+        changed += {str(m.move): m.loss for m in plain.moves}[str(up)] != [0.5, 0.5]
+        other = analyze_search(pos, samples=8, seed=i, history=[first])
+        assert other.stats["history"] == 0
+        assert [(str(m.move), m.loss) for m in other.moves] == \
+            [(str(m.move), m.loss) for m in plain.moves]
+        if not checked:   # the hint's job (run in a child by palace live) passes it on
+            from palace_solver.live.hints import _position_job
+            job = _position_job(pos.to_json(), 0.3, i, None, [past.to_json()])
+            a = job["analysis"]
+            assert a["stats"]["history"] == 1
+            assert {m["move"]: m["loss_probability"] for m in a["moves"]}[str(up)] == [.5, .5]
+        checked += 1
+    assert checked >= 20 and changed >= 10, (checked, changed)

@@ -26,3 +26,25 @@ def test_try_apply_answers_a_refusal_without_raising(tmp_path):
     assert json.loads(path.read_text())["events"] == ["bob 5"]
     assert s.summary()["to_move"] == "me" and "your turn" in picture(s)
     assert s.undo().ok and Session.load(str(path)).events == []
+
+
+def test_a_hint_is_given_the_positions_the_game_can_come_back_to(monkeypatch):
+    # A repeated position ends the game in a draw, so the hint's search is given the
+    # positions already played as the user saw them then; a refill starts a new stretch
+    # (the draw pile only shrinks), and undo takes positions back out.
+    from palace_solver.live import hints
+    s = _session()
+    s.apply("bob 5")                 # bob refills: a new stretch
+    p1 = s.position().to_json()
+    s.apply("me pickup")             # no refill: the same stretch
+    p2 = s.position().to_json()
+    assert [h.to_json() for h in s.history()] == [p1, p2]
+    seen = {}
+    monkeypatch.setattr(hints, "hint", lambda pos, *a, history=None, **k:
+                        seen.setdefault("history", [h.to_json() for h in history]))
+    s.hint(0.1)
+    assert seen["history"] == [p1, p2]
+    s.apply("bob 7")                 # bob refills again
+    assert [h.to_json() for h in s.history()] == [s.position().to_json()]
+    s.undo()
+    assert [h.to_json() for h in s.history()] == [p1, p2]

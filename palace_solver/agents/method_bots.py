@@ -112,12 +112,26 @@ class HandTracker:
 
 def view_position(state: State, me: int, tracker: HandTracker | None) -> Position:
     """The position as seat ``me`` sees it (other hands: the publicly known cards only)."""
+    return _known_view(state, me, None if tracker is None else tracker.known)
+
+
+def _known_view(state: State, me: int, known) -> Position:
     pos = Position.from_state(state, perspective=me)
     for q, p in enumerate(pos.players):
         if q != me:
-            p.hand_known = [] if tracker is None else \
-                [r for r in RANKS for _ in range(tracker.known[q][r])]
+            p.hand_known = [] if known is None else \
+                [r for r in RANKS for _ in range(known[q][r])]
     return pos
+
+
+def history_positions(state: State, me: int, tracker: HandTracker | None) -> list[Position]:
+    """The game's earlier positions (the tracker's history) that ``state`` can still come
+    back to, each as seat ``me`` saw it then: what a ``palace live`` hint is given."""
+    if tracker is None:
+        return []
+    tag = _stretch(state)
+    return [_known_view(past, me, known) for past, known in tracker.history
+            if _stretch(past) == tag]
 
 
 def determinize(state: State, me: int, known, rng: random.Random) -> State:

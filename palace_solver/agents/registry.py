@@ -11,7 +11,7 @@
 | engine_det  | ``engine`` while the draw pile holds cards, ``det``'s search once it is      |
 |             | empty (a candidate measured in benchmarks/RESULTS-strength.md)               |
 | hint        | what ``palace live`` suggests: ``analyze`` of the seat's view at the live    |
-|             | default budget (:data:`HINT_SECONDS`), its best move                         |
+|             | default budget (:data:`HINT_SECONDS`), with the game's history, best move    |
 | rollout     | the sampled analysis before the compiled search (one ply, then greedy        |
 |             | playouts in Python) at 0.5 s a decision, kept as a baseline                  |
 | det         | the determinization bot over the compiled deepening search, greedy while     |
@@ -45,7 +45,7 @@ from ..game.state import PLAY_PHASE, State
 from ..sample.drawsearch import ENGINE, ENGINE_END, EXPECTIMAX
 from ..sample.policies import BOTS, GreedyBot, make_bot
 from ..sample.sampled import analyze_sampled
-from .method_bots import DetBot, IsmctsBot, SearchBot, view_position
+from .method_bots import DetBot, IsmctsBot, SearchBot, history_positions, view_position
 
 __all__ = ["AGENTS", "HINT_SECONDS", "AgentError", "agent_names", "make_agent",
            "openspiel_available", "parse_agent"]
@@ -81,7 +81,7 @@ class _Timed:
 
 class HintAgent(_Timed):
     """The best move of :func:`palace_solver.analysis.analyze` on the seat's view, with the
-    budget and seed of a ``palace live`` hint."""
+    budget, seed and game history of a ``palace live`` hint."""
 
     name = "hint"
 
@@ -94,8 +94,10 @@ class HintAgent(_Timed):
         if m is not None:
             return m
         t0 = time.perf_counter()
-        pos = view_position(state, state.to_move, self.tracker).validate()
-        a = analyze(pos, time_budget=self.seconds, seed=0)
+        me = state.to_move
+        pos = view_position(state, me, self.tracker).validate()
+        a = analyze(pos, time_budget=self.seconds, seed=0,
+                    history=history_positions(state, me, self.tracker))
         self.stats["searched"] += 1
         self.stats["seconds"] += time.perf_counter() - t0
         return a.best_move

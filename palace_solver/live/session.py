@@ -892,9 +892,26 @@ class Session:
         :raises LiveError: when the game waits for a draw or a start card, is over, or the
             first player is not known.
         """
-        s = self.state
         if not self.at_decision():
             raise LiveError(self.waiting_for())
+        return self._position_of(self.state)
+
+    def history(self) -> list[Position]:
+        """The decision positions the game has been through and can still come back to
+        (the current one included), each as the user saw it then, oldest first: the hint's
+        search scores reaching one again as a draw (a repeated position ends the game:
+        RULES.md). A position with another draw pile, other burned or face-down cards or
+        other players out cannot come back (those only change one way)."""
+        now = self.state
+        out = []
+        for s, first_open in [(u[0], u[1]) for u in self._undo] + [(now, self.first_open)]:
+            if s.phase == PLAY_PHASE and not s.is_chance() and not s.is_terminal() \
+                    and not first_open and s.out == now.out and s.draw_pile == now.draw_pile \
+                    and s.burned == now.burned and s.face_down == now.face_down:
+                out.append(self._position_of(s))
+        return out
+
+    def _position_of(self, s: State) -> Position:
         seats = [p for p in range(s.n) if not s.out[p]]
         idx = {p: i for i, p in enumerate(seats)}
         rules = s.rules
@@ -995,7 +1012,8 @@ class Session:
                                      name=self.names[self.me], cancel=cancel,
                                      on_start=on_start)
         return hints.hint(self.position(), time_budget, seed=seed, hard_limit=hard_limit,
-                          engine=engine, cancel=cancel, on_start=on_start)
+                          engine=engine, cancel=cancel, on_start=on_start,
+                          history=self.history())
 
 
 def _flipped(before: State, after: State) -> int:

@@ -41,7 +41,7 @@ from .sampler import sample_deal, sample_rng, state_with_hands
 from .stats import mean_ci
 
 __all__ = ["ENGINE", "ENGINE_END", "HINT", "HINT_END", "SearchConfig", "analyze_search",
-           "decide", "move_means", "position_view", "state_view"]
+           "decide", "history_of", "move_means", "position_view", "state_view"]
 
 
 @dataclass(frozen=True)
@@ -152,6 +152,22 @@ def position_view(pos: Position):
     return compiled().CState.from_state(s), hidden
 
 
+def position_stretch(pos: Position) -> tuple:
+    """What a position shares with every earlier one it can repeat: the seats, the draw
+    pile, the burned cards and the table's counts only change one way."""
+    return (tuple(p.name for p in pos.players), pos.draw_pile, tuple(sorted(pos.burned)),
+            tuple(p.face_down for p in pos.players),
+            tuple(len(p.face_up) for p in pos.players))
+
+
+def history_of(pos: Position, history) -> list:
+    """``(view, hidden)`` of the earlier positions in ``history`` (positions from the same
+    player's knowledge of then, as :func:`position_view` reads them) that ``pos`` can still
+    come back to; the others cannot repeat and are left out."""
+    tag = position_stretch(pos)
+    return [position_view(h) for h in history or () if position_stretch(h) == tag]
+
+
 def decide(view, hidden, cfg: SearchConfig = ENGINE, seed: int = 0,
            seconds: float | None = None, progress=None, history=None) -> dict:
     """The compiled search of one decision (``Decider.decide``): per-deal move values.
@@ -185,7 +201,7 @@ def move_means(raw: dict, n: int) -> list[tuple]:
 def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | None = None,
                    time_budget: float | None = None, seed: int = 0,
                    config: SearchConfig | None = None, progress=None,
-                   **options) -> Analysis:
+                   history=None, **options) -> Analysis:
     """The analysis of ``pos`` by the compiled search (module doc): every legal move with
     its mean loss vector over the deals and 95% intervals, best first.
 
@@ -195,7 +211,9 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
     ``progress(deals done, deals asked)`` is called as deals finish.
     ``options``: other :class:`SearchConfig` fields. ``config``: by default :data:`HINT`
     while the draw pile holds cards, :data:`HINT_END` once it is empty (as the ``engine``
-    agent switches).
+    agent switches). ``history``: the game's earlier positions, seen by the same player
+    (the current one may be among them); the search scores reaching one as a draw, as the
+    game does (RULES.md), instead of valuing ``pos`` as if the game started there.
     """
     if config is None:
         config = HINT if pos.draw_pile > 0 else HINT_END
@@ -205,7 +223,8 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
     t0 = time.perf_counter()
     view, hidden = position_view(pos)
     each = None if progress is None else (lambda done: progress(done, cfg.determinizations))
-    raw = decide(view, hidden, cfg, seed, time_budget, each)
+    past = history_of(pos, history) if history else None
+    raw = decide(view, hidden, cfg, seed, time_budget, each, history=past)
     seconds = time.perf_counter() - t0
     if progress is not None:
         progress(len(raw["deals"]), cfg.determinizations)
@@ -222,7 +241,7 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
              "depth": max(raw["depth"]) if raw["depth"] else 0,
              "depths": sorted(set(raw["depth"])),
              "exact_samples": sum(raw["exact"]), "sampled_chance_nodes": raw["sampled"],
-             "config": cfg.to_json(), "seed": seed,
+             "config": cfg.to_json(), "seed": seed, "history": len(past or ()),
              "nodes_per_second": round((raw["nodes"] + raw["playout_steps"]) / seconds)
              if seconds > 0 else None,
              "interval": "student-t on per-deal values; rule of three when all equal",
