@@ -48,3 +48,19 @@ def test_a_hint_is_given_the_positions_the_game_can_come_back_to(monkeypatch):
     assert [h.to_json() for h in s.history()] == [s.position().to_json()]
     s.undo()
     assert [h.to_json() for h in s.history()] == [p1, p2]
+
+
+def test_an_exact_hint_says_it_does_not_count_the_games_earlier_positions():
+    from palace_solver.game.position import from_text
+    burned = ("2 2 2 3 3 3 4 4 5 5 5 6 6 6 6 7 7 8 8 8 8 9 9 9 9 10 10 10 10 J J J J Q Q Q "
+              "Q K K A A A A")
+    pos = from_text(f"standard | me: 3 7 7 / - / 1 ; bob: K K / 2 / 1 | pile 5 | burned "
+                    f"{burned} | to_move 0 | perspective 0")
+    s = Session(Setup.from_position(pos))
+    first = s.hint(0.3)
+    assert first["ok"] and first["method"] == "exact"
+    assert not any("as if the game started here" in n for n in first["notes"])
+    s.apply("me pickup")
+    h = s.hint(0.3)
+    assert h["ok"] and h["method"] == "exact" and len(s.history()) == 2
+    assert any("as if the game started here" in n and "earlier position since" in n for n in h["notes"])
