@@ -6,7 +6,12 @@ import sys
 
 import click
 
-from palace_solver.game.position import InvalidPositionError, load_position, to_text
+from palace_solver.game.position import (
+    InvalidPositionError,
+    load_position,
+    parse_position,
+    to_text,
+)
 from palace_solver.solve.compiled import GraphTooLargeError
 from palace_solver.solve.exact import MAX_SWEEPS
 from palace_solver.solve.results import NotExactError, ties
@@ -46,6 +51,9 @@ def _table(pos, a) -> str:
         info.append(f"depth {st['depth']}")
     if "nodes" in st:
         info.append(f"{st['nodes']:,} nodes")
+    if st.get("history"):
+        info.append(f"{st['history']} earlier position{'s' if st['history'] != 1 else ''} "
+                    f"of the game")
     if a.samples:
         info.append(f"{a.samples} samples")
     if "seconds" in st:
@@ -112,6 +120,11 @@ def _table(pos, a) -> str:
                    "(.graphml) or Graphviz DOT (.dot).")
 @click.option("--tree-nodes", type=click.IntRange(min=1), default=2000, show_default=True,
               help="Positions exported by --tree.")
+@click.option("--history", "history_file", type=click.Path(dir_okay=False),
+              default=None, metavar="FILE",
+              help="The game's earlier positions, one a line (JSON or the text form), as "
+                   "the same player saw them: a move back to one is a draw, as in the game "
+                   "(used by the search; exact mode values the position itself).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress on standard error (default: when it is a terminal).")
 @click.option("--batch", "batch_file", type=click.Path(dir_okay=False, allow_dash=True),
@@ -128,8 +141,8 @@ def _table(pos, a) -> str:
               help="With --batch: analyze on a Ray cluster ('auto', HOST:PORT, "
                    "ray://HOST:PORT, or 'local'). Needs pip install '.[ray]'.")
 def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, samples, nodes,
-            seed, jobs, engine, show_line, line_plies, tree_file, tree_nodes, progress, batch_file,
-            output, ray_address):
+            seed, jobs, engine, show_line, line_plies, tree_file, tree_nodes, history_file,
+            progress, batch_file, output, ray_address):
     """Analyze POSITION: every legal move of the player to move, best first, with each
     player's loss probability.
 
@@ -141,6 +154,7 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
       palace analyze "standard | me: 7 7 / A / 1 ; bob: K / 2 / 1 | pile 5 | to_move 0"
       palace analyze pos.json --json --time 10
       palace analyze pos.json --line --tree graph.graphml
+      palace analyze pos.json --history earlier.jsonl
 
     With --batch FILE, POSITION is left out and every line of FILE is analyzed with the
     same options (in local processes with --jobs, or on Ray with --ray); the output has one
@@ -157,8 +171,8 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
     if batch_file is not None:
         if position is not None:
             fail("give either POSITION or --batch FILE, not both")
-        if show_line or tree_file:
-            fail("--line and --tree are for one position, not --batch")
+        if show_line or tree_file or history_file:
+            fail("--line, --tree and --history are for one position, not --batch")
         _run_batch(batch_file, output, ray_address, jobs, progress,
                    dict(time_budget=time_budget, depth=depth, hash_mb=hash_mb, method=method,
                         samples=samples, seed=seed, engine=engine, nodes=nodes))
@@ -172,13 +186,14 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
         pos = load_position(position)
     except InvalidPositionError as e:
         fail(str(e))
+    history = _history(history_file) if history_file else None
     if progress is None:
         progress = sys.stderr.isatty()
     bar = _Progress() if progress else None
     try:
         a = run(pos, time_budget=time_budget, depth=depth, hash_mb=hash_mb, method=method,
                 samples=samples, seed=seed, jobs=jobs, engine=engine, progress=bar,
-                threads=threads, nodes=nodes)
+                threads=threads, nodes=nodes, history=history)
     except (NotExactError, InvalidPositionError) as e:
         fail(str(e))
     except GraphTooLargeError as e:
@@ -188,6 +203,9 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
     finally:
         if bar:
             bar.close()
+    if history and a.method in ("exact", "depth_limited"):
+        click.echo("palace: note: exact mode values the position itself; the --history "
+                   "positions are used by the search only", err=True)
     line = None
     if show_line or tree_file:
         if a.graph is None:
@@ -226,6 +244,23 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
     if tree_file and "tree" in a.stats:
         t = a.stats["tree"]
         click.echo(f"\ngraph written to {t['file']} ({t['nodes']} nodes, {t['edges']} edges)")
+
+
+def _history(path: str) -> list:
+    """The positions of a --history file, one a line (blank lines skipped)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        fail(f"cannot read {path}: {getattr(e, 'strerror', None) or e}")
+    out = []
+    for i, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                out.append(parse_position(line))
+            except InvalidPositionError as e:
+                fail(f"{path}, line {i}: {e}")
+    return out
 
 
 def _run_batch(batch_file, output, ray_address, jobs, progress, options) -> None:

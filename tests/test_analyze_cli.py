@@ -234,3 +234,36 @@ def test_bench_quick_on_a_subset(tmp_path):
     nodes = int(row.split()[2].replace(",", ""))
     assert nodes == reference(ENDGAME).stats["nodes"]
     assert not math.isnan(float(row.split()[1]))
+
+
+#: A draw-phase position where the mover may pick up the pile, and the position that the
+#: pickup leads to, given as the game's history in the test below.
+BEFORE_PICKUP = ("standard | 6 7 9 / 10 K K / 3 ; 4 5 ?1 / 6 J Q / 3 | pile 3 | draw 33 "
+                 "| to_move 0 | perspective 0")
+AFTER_PICKUP = ("standard | 3 6 7 9 / 10 K K / 3 ; 4 5 ?1 / 6 J Q / 3 | pile - | draw 33 "
+                "| to_move 1 | perspective 0")
+
+
+def test_history_makes_a_move_back_to_an_earlier_position_a_draw(tmp_path):
+    hist = tmp_path / "earlier.txt"
+    hist.write_text(AFTER_PICKUP + "\n\n")
+    runs = {}
+    for name, extra in (("plain", []), ("history", ["--history", str(hist)])):
+        r = palace("analyze", BEFORE_PICKUP, "--samples", "64", "--json", *extra)
+        assert r.returncode == 0, r.stderr
+        runs[name] = json.loads(r.stdout)
+    loss = {m["move"]: m["loss_probability"] for m in runs["history"]["moves"]}
+    assert loss["pickup"] == [0.5, 0.5] and runs["history"]["stats"]["history"] == 1
+    before = {m["move"]: m["loss_probability"] for m in runs["plain"]["moves"]}
+    assert before["pickup"] != [0.5, 0.5] and runs["plain"]["stats"]["history"] == 0
+    r = palace("analyze", BEFORE_PICKUP, "--samples", "8", "--history", str(hist))
+    assert r.returncode == 0 and "1 earlier position of the game" in r.stdout
+    hist.write_text(AFTER_PICKUP + "\nstandard | nonsense\n")
+    r = palace("analyze", BEFORE_PICKUP, "--history", str(hist))
+    assert r.returncode == 2 and r.stdout == ""
+    assert len(r.stderr.strip().splitlines()) == 1 and "line 2" in r.stderr
+    r = palace("analyze", ENDGAME, "--history", str(tmp_path / "absent.txt"))
+    assert r.returncode == 2 and "cannot read" in r.stderr
+    hist.write_text(to_text(load_position(ENDGAME)) + "\n")
+    r = palace("analyze", ENDGAME, "--history", str(hist))
+    assert r.returncode == 0 and "used by the search only" in r.stderr
