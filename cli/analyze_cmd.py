@@ -124,7 +124,8 @@ def _table(pos, a) -> str:
               default=None, metavar="FILE",
               help="The game's earlier positions, one a line (JSON or the text form), as "
                    "the same player saw them: a move back to one is a draw, as in the game "
-                   "(used by the search; exact mode values the position itself).")
+                   "(the exact solver and the search; without it the values are those of "
+                   "the position itself).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress on standard error (default: when it is a terminal).")
 @click.option("--batch", "batch_file", type=click.Path(dir_okay=False, allow_dash=True),
@@ -203,9 +204,6 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
     finally:
         if bar:
             bar.close()
-    if history and a.method in ("exact", "depth_limited"):
-        click.echo("palace: note: exact mode values the position itself; the --history "
-                   "positions are used by the search only", err=True)
     line = None
     if show_line or tree_file:
         if a.graph is None:

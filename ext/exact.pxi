@@ -19,7 +19,8 @@
 #   info[u]    uint32: (progress + PROG_BIAS) << 16 | out mask << 4 | mover       4
 #   estart[u]  uint32: first edge of u (CSR; estart[N] = E)                        4
 #   etgt[e]    int32 per move: a node id >= 0; a terminal -1 - code (code = loser,
-#              or n + winner under first_out_wins); a flip -FLIP_BASE - f         4 x moves
+#              or n + winner under first_out_wins, or 2n: a position of the game's
+#              history, a draw); a flip -FLIP_BASE - f                             4 x moves
 #   fstart[f]  uint32 per flip, into otgt / ow (the outcomes, in rank order)      small
 #   otgt[o]    int32 target per outcome (as etgt, never a flip); ow[o] uint8 weight
 #   val        loss values: one double per node for two players (player 0's loss), else
@@ -336,6 +337,9 @@ ctypedef struct ExpandCtx:
     const uint64_t* keys       # the graph's compact keys so far
     const uint64_t* mask
     int K, nw, n, hw
+    const uint64_t* hkeys      # compact keys of the game's history (set_history), nhk of them
+    const uint64_t* hhash
+    int nhk
     int64_t a, b               # parents [a, b) of this chunk
     ExpandBuf* bufs            # one per thread
 
@@ -412,7 +416,22 @@ cdef inline void _child(ExpandCtx* x, ExpandBuf* b, const PState* d, int w) noex
             b.err = 3
         b.chash[c] = hash_words(&b.ckey[c * x.K], x.K)
         b.cinfo[c] = node_info(d)
+        if x.nhk and _in_history(x, &b.ckey[c * x.K], b.chash[c]):
+            b.cterm[c] = 2 * x.n
     b.nc = c + 1
+
+
+cdef inline bint _in_history(const ExpandCtx* x, const uint64_t* key, uint64_t h) noexcept nogil:
+    cdef int i, w
+    for i in range(x.nhk):
+        if x.hhash[i] != h:
+            continue
+        w = 0
+        while w < x.K and x.hkeys[i * x.K + w] == key[w]:
+            w += 1
+        if w == x.K:
+            return True
+    return False
 
 
 cdef void _expand_task(void* ctx, int t, int nthreads) noexcept nogil:
@@ -467,6 +486,8 @@ cdef void _expand_task(void* ctx, int t, int nthreads) noexcept nogil:
 # The arrays the solve reads (see the layout above), shared with the threads' tasks.
 ctypedef struct GraphView:
     int n, nv
+    double draw_share          # a history position reached again: each player in gets this
+    uint16_t draw_out          # (the players out at the root, as at every history position)
     uint32_t* info
     uint32_t* estart
     int32_t* etgt
@@ -509,6 +530,8 @@ cdef inline double gv_tgt_loss(const GraphView* g, int32_t t, int a) noexcept no
     code = -1 - t
     if code < g.n:
         return 1.0 if code == a else 0.0
+    if code == 2 * g.n:
+        return 0.0 if (g.draw_out >> a) & 1 else g.draw_share
     return 0.0 if code - g.n == a else 1.0 / (g.n - 1)
 
 cdef double gv_edge_loss(const GraphView* g, int32_t t, int a) noexcept nogil:
@@ -532,6 +555,9 @@ cdef double gv_edge_loss(const GraphView* g, int32_t t, int a) noexcept nogil:
             if code < g.n:
                 if code == a:
                     acc += w
+            elif code == 2 * g.n:
+                if not (g.draw_out >> a) & 1:
+                    acc += w * g.draw_share
             elif code - g.n != a:
                 acc += w / (g.n - 1)
     return acc / tot
@@ -576,6 +602,10 @@ cdef void gv_edge_value(const GraphView* g, int32_t t, double* out) noexcept nog
             code = -1 - gt
             if code < n:
                 out[code] += w
+            elif code == 2 * n:
+                for i in range(n):
+                    if not (g.draw_out >> i) & 1:
+                        out[i] += w * g.draw_share
             else:
                 for i in range(n):
                     if i != code - n:
@@ -634,16 +664,23 @@ cdef class ExactGraph:
     cdef int64_t peak_bytes
     cdef object _rules
     cdef dict _known            # node id -> CState, for the nodes node_edges has reached
+    cdef uint64_t* hkeys        # set_history: compact keys and hashes of the game's history
+    cdef uint64_t* hhash
+    cdef int nhk
 
     def __cinit__(self):
         self.keys = NULL
         self.slots = NULL
+        self.hkeys = NULL
+        self.hhash = NULL
+        self.nhk = 0
         memset(&self.g, 0, sizeof(GraphView))
         self.loc = NULL
         memset(self.bufs, 0, sizeof(self.bufs))
 
     def __dealloc__(self):
         self._free_build()
+        free(self.hkeys); free(self.hhash)
         free(self.g.info); free(self.g.estart); free(self.g.etgt); free(self.g.fstart)
         free(self.g.otgt); free(self.g.ow); free(self.g.val); free(self.loc)
 
@@ -670,6 +707,8 @@ cdef class ExactGraph:
         copy_state(&self.root, &root.s)
         self._rules = root.rules
         self.g.n = root.s.n
+        self.g.draw_out = root.s.out_mask
+        self.g.draw_share = 1.0 / (root.s.n - popcount16(root.s.out_mask))
         self.g.nv = 1 if self.g.n == 2 else self.g.n
         self.threads = threads if threads < 64 else 64
         self.par_min = PAR_MIN
@@ -685,6 +724,39 @@ cdef class ExactGraph:
             raise MemoryError()
         self.stop_reason = ""
         self._known = None
+
+    def set_history(self, list history):
+        """The game's earlier positions (CStates, the root among them or not): reaching one
+        again is a draw, as in the game (the players still in share the loss). Positions
+        that cannot occur below the root (a decision node setting a key bit outside its
+        mask) are left out. Returns how many are kept. Before build()."""
+        cdef CState h
+        cdef uint64_t words[MAX_WORDS]
+        cdef int k = 0
+        if self.N:
+            raise ValueError("set_history comes before build()")
+        free(self.hkeys)
+        free(self.hhash)
+        self.hkeys = NULL
+        self.hhash = NULL
+        self.nhk = 0
+        if not history:
+            return 0
+        self.hkeys = <uint64_t*>malloc(len(history) * self.K * 8)
+        self.hhash = <uint64_t*>malloc(len(history) * 8)
+        if self.hkeys == NULL or self.hhash == NULL:
+            raise MemoryError()
+        for h in history:
+            if h.s.n != self.root.n or h.s.to_move < 0 or h.s.draw_pile \
+                    or ps_is_terminal(&h.s):
+                continue
+            pack_state(&h.s, words)
+            if palace_compress_sw(words, self.mask, self.nw, &self.hkeys[k * self.K], self.K):
+                continue
+            self.hhash[k] = hash_words(&self.hkeys[k * self.K], self.K)
+            k += 1
+        self.nhk = k
+        return k
 
     # -- the node map -------------------------------------------------------------------
     cdef int _rehash(self) noexcept nogil:
@@ -893,6 +965,9 @@ cdef class ExactGraph:
         x.nw = self.nw
         x.n = self.g.n
         x.hw = self.hw
+        x.hkeys = self.hkeys
+        x.hhash = self.hhash
+        x.nhk = self.nhk
         x.bufs = self.bufs
         self.P = 0
         while i < self.N:
@@ -1311,7 +1386,8 @@ cdef class ExactGraph:
                 "bytes_per_position": round(self._graph_bytes() / <double>nodes, 1),
                 "build_peak_mb": round(built / 1048576.0, 2),
                 "build_bytes_per_position": round(built / <double>nodes, 1),
-                "key_words": self.K, "packed_words": self.nw, "threads": self.threads}
+                "key_words": self.K, "packed_words": self.nw, "threads": self.threads,
+                "history": self.nhk}
 
     def graph_digest(self):
         """SHA-256 of the graph arrays (info, estart, etgt, fstart, otgt, ow) and the values:
@@ -1413,6 +1489,9 @@ cdef class ExactGraph:
         code = -1 - t
         if code < n:
             return tuple(1.0 if j == code else 0.0 for j in range(n))
+        if code == 2 * n:
+            return tuple(0.0 if (self.g.draw_out >> j) & 1 else self.g.draw_share
+                         for j in range(n))
         return tuple(0.0 if j == code - n else 1.0 / (n - 1) for j in range(n))
 
 

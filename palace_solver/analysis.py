@@ -9,7 +9,7 @@ greedy playouts in Python) and ISMCTS stay available by name.
 from __future__ import annotations
 
 from .game.position import Position
-from .sample.drawsearch import analyze_search
+from .sample.drawsearch import analyze_search, position_stretch
 from .sample.sampled import analyze_sampled
 from .solve.results import Analysis, NotExactError  # noqa: F401 - re-exported
 from .solve.solver import solve_exact
@@ -17,6 +17,14 @@ from .solve.solver import solve_exact
 
 def is_exact_mode(pos: Position) -> bool:
     return pos.draw_pile == 0 and all(p.hand_fully_known for p in pos.players)
+
+
+def exact_history(pos: Position, history) -> list:
+    """The States of the positions in ``history`` that an exact-mode ``pos`` can come back
+    to: those in exact mode too, with the same seats, burned cards and table."""
+    tag = position_stretch(pos)
+    return [h.to_state() for h in history or ()
+            if is_exact_mode(h) and position_stretch(h) == tag]
 
 
 def analyze(pos: Position, *, time_budget: float | None = None, depth: int | None = None,
@@ -32,9 +40,9 @@ def analyze(pos: Position, *, time_budget: float | None = None, depth: int | Non
     sampled method name of :mod:`palace_solver.sample.sampled`.
     ``hash_mb``: the search table (default: sized to the time budget); ``threads``: threads of
     the exact graph solver (default: every core; the answer does not depend on it).
-    ``history``: the game's earlier positions seen by the same player; the search (not the
-    exact solver, which values the position itself, nor the sampled methods) scores
-    reaching one as a draw.
+    ``history``: the game's earlier positions seen by the same player; the exact solver and
+    the search (not the sampled methods) score reaching one again as a draw, as the game
+    does (RULES.md). Without it the values are those of the position itself.
 
     :raises NotExactError: when ``method="exact"`` on a position with hidden hand cards or a
         draw pile.
@@ -46,7 +54,8 @@ def analyze(pos: Position, *, time_budget: float | None = None, depth: int | Non
             raise NotExactError("not an exact-mode position: hidden hand cards or a draw pile "
                                 "(use a sampled method)")
         return solve_exact(pos.to_state(), time_budget=time_budget, depth=depth,
-                           hash_mb=hash_mb, engine=engine, threads=threads, progress=progress)
+                           hash_mb=hash_mb, engine=engine, threads=threads, progress=progress,
+                           history=exact_history(pos, history))
     if method == "search" and engine != "python":
         return analyze_search(pos, nodes=nodes, samples=samples, time_budget=time_budget,
                               seed=seed, progress=progress, history=history)

@@ -264,6 +264,6 @@ def test_history_makes_a_move_back_to_an_earlier_position_a_draw(tmp_path):
     assert len(r.stderr.strip().splitlines()) == 1 and "line 2" in r.stderr
     r = palace("analyze", ENDGAME, "--history", str(tmp_path / "absent.txt"))
     assert r.returncode == 2 and "cannot read" in r.stderr
-    hist.write_text(to_text(load_position(ENDGAME)) + "\n")
-    r = palace("analyze", ENDGAME, "--history", str(hist))
-    assert r.returncode == 0 and "used by the search only" in r.stderr
+    hist.write_text(to_text(load_position(ENDGAME)) + "\n")   # exact mode: the graph's
+    r = palace("analyze", ENDGAME, "--history", str(hist), "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["stats"]["history"] == 1

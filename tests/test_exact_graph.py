@@ -199,3 +199,68 @@ def test_a_converged_fixed_point_says_so():
     for a in (solve_compiled(s), ExactSolver(s).analysis()):
         assert a.stats["converged"] is True and a.stats["fixed_point"]["cycling"] == 0
     assert "fixed_point" not in solve_compiled(_case(3, 2)).stats
+
+
+def _history_walk(s, rng, plies=10):
+    """Decision positions of a random line from ``s`` that stay in its layer (no flip, burn
+    or player out: the positions a game can come back to), the root among them or not."""
+    from palace_solver.solve.exact import progress
+    out = [s.clone()] if rng.random() < 0.5 else []
+    c = s.clone()
+    for _ in range(plies):
+        moves = c.legal_moves()
+        rng.shuffle(moves)
+        for m in moves:
+            d = c.clone()
+            d.apply(m)
+            if not d.is_chance() and not d.is_terminal() and progress(d) == progress(s) \
+                    and d.out == s.out:
+                break
+        else:
+            break
+        c = d
+        out.append(c.clone())
+    return out
+
+
+def test_the_games_history_is_a_draw_for_every_solver():
+    # Reaching a position of the game's history again ends it in a draw. The compiled graph
+    # (any thread count), the Python reference solver and, for two players, the compiled
+    # deepening run to the end must agree on every root move.
+    rng = random.Random(11)
+    checked = changed = 0
+    for seed in range(400):
+        if checked >= 40:
+            break
+        n = (2, 2, 3)[seed % 3]
+        s = _case(seed, n)
+        probe = eng.ExactGraph(eng.CState.from_state(s))
+        if not probe.build(max_nodes=3000):
+            continue
+        hist = _history_walk(s, rng)
+        if not hist:
+            continue
+        ref = ExactSolver(s, history=hist).analysis()
+        plain = ExactSolver(s).analysis()
+        got = {}
+        for threads in (1, 2):
+            g = eng.ExactGraph(eng.CState.from_state(s), threads)
+            g.par_min = g.par_min_build = 1
+            assert g.set_history([eng.CState.from_state(h) for h in hist]) == len(hist)
+            assert g.build()
+            g.solve()
+            got[threads] = (g.graph_digest(), dict((str(m), v) for m, v in g.root_moves()))
+        assert got[1] == got[2]
+        for mv in ref.moves:
+            assert got[1][1][str(mv.move)] == pytest.approx([float(x) for x in mv.loss],
+                                                            abs=1e-12), seed
+        if n == 2:
+            deep = search_deepening(s, history=hist)
+            assert deep.stats["complete"]
+            dv = {str(m.move): m.loss for m in deep.moves}
+            for mv in ref.moves:
+                assert dv[str(mv.move)] == pytest.approx([float(x) for x in mv.loss],
+                                                         abs=1e-9), seed
+        changed += [m.loss for m in ref.moves] != [m.loss for m in plain.moves]
+        checked += 1
+    assert checked >= 40 and changed >= 10, (checked, changed)

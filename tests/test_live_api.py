@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from palace_solver.game.rules import Rules
 from palace_solver.live.picture import picture
 from palace_solver.live.session import Session, Setup
@@ -50,17 +52,25 @@ def test_a_hint_is_given_the_positions_the_game_can_come_back_to(monkeypatch):
     assert [h.to_json() for h in s.history()] == [p1, p2]
 
 
-def test_an_exact_hint_says_it_does_not_count_the_games_earlier_positions():
+def test_an_exact_hint_counts_the_games_earlier_positions():
+    # In exact mode the graph solver is given the history too: its values are those of the
+    # game from here, checked against the Python reference solver given the same positions.
     from palace_solver.game.position import from_text
-    burned = ("2 2 2 3 3 3 4 4 5 5 5 6 6 6 6 7 7 8 8 8 8 9 9 9 9 10 10 10 10 J J J J Q Q Q "
-              "Q K K A A A A")
-    pos = from_text(f"standard | me: 3 7 7 / - / 1 ; bob: K K / 2 / 1 | pile 5 | burned "
+    from palace_solver.solve.exact import ExactSolver
+    burned = ("2 2 2 2 3 3 3 3 4 4 5 5 5 6 6 7 7 7 8 8 8 8 9 9 9 9 10 10 10 J J J J Q Q Q K "
+              "K K K A A A A")
+    pos = from_text(f"standard | me: 6 / - / 1 ; bob: 4 4 / 10 / 1 | pile 5 6 | burned "
                     f"{burned} | to_move 0 | perspective 0")
     s = Session(Setup.from_position(pos))
-    first = s.hint(0.3)
-    assert first["ok"] and first["method"] == "exact"
-    assert not any("as if the game started here" in n for n in first["notes"])
     s.apply("me pickup")
-    h = s.hint(0.3)
-    assert h["ok"] and h["method"] == "exact" and len(s.history()) == 2
-    assert any("as if the game started here" in n and "earlier position since" in n for n in h["notes"])
+    s.apply("bob 4")
+    h = s.hint(0.5)
+    assert h["mover"] == "me"
+    assert h["ok"] and h["method"] == "exact"
+    assert h["analysis"]["stats"]["history"] == len(s.history()) == 3
+    ref = ExactSolver(s.position().to_state(),
+                      history=[p.to_state() for p in s.history()]).analysis()
+    plain = ExactSolver(s.position().to_state()).analysis()
+    got = {m["move"]: m["loss"]["me"] for m in h["moves"]}
+    assert got == {str(m.move): pytest.approx(float(m.loss[0]), abs=1e-9) for m in ref.moves}
+    assert [m.loss for m in ref.moves] != [m.loss for m in plain.moves]

@@ -134,13 +134,6 @@ def hint(pos: Position, time_budget: float = 2.0, seed: int = 0,
     if partial:
         notes.append(f"some moves are possible only in some of the {a.get('samples')} "
                      f"sampled deals (the count is shown): their figures are for those deals")
-    earlier = len(history or ()) - 1   # the current position is among them
-    if a["method"] in ("exact", "depth_limited") and earlier > 0:
-        notes.append(f"the values are those of this position as if the game started here: they do "
-                     f"not count that going back to "
-                     + ("the game's earlier position" if earlier == 1 else
-                        f"one of the game's {earlier} earlier positions")
-                     + " since the last refill, burn or flip ends it in a draw")
     res.update(mover=names[a["to_move"]], moves=moves, method=a["method"], forced=False)
     return res
 

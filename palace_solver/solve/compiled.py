@@ -174,11 +174,14 @@ def _gb(b: float) -> str:
 
 def solve_compiled(state: State, *, time_budget: float | None = None, depth: int | None = None,
                    hash_mb: float | None = None, max_nodes: int | None = None,
-                   threads: int | None = None, progress=None) -> Analysis:
+                   threads: int | None = None, progress=None, history=None) -> Analysis:
     """Exact analysis with the compiled solver, or a depth-limited one past the budgets.
 
     ``depth`` forces the depth-limited search to that depth (no exact graph). ``threads``:
     threads of the graph solver (default: every core; the values do not depend on it).
+    ``history``: the game's earlier positions (States, the root among them or not):
+    reaching one again is a draw, as in the game (RULES.md); without it the values are
+    those of the position itself.
 
     :raises GraphTooLargeError: without a time budget, when the graph cannot fit in memory.
     """
@@ -209,6 +212,8 @@ def solve_compiled(state: State, *, time_budget: float | None = None, depth: int
         if build_s is not None:
             cap = DEFAULT_MAX_NODES if max_nodes is None else max_nodes
             g = eng.ExactGraph(eng.CState.from_state(state), threads)
+            if history:
+                g.set_history([eng.CState.from_state(h) for h in history])
             ok = g.build(max_nodes=cap, seconds=build_s, progress=progress, max_bytes=mem_cap,
                          expected_nodes=int(min(est, 5e8) // 2),
                          solve_seconds_per_node=_rates["solve"] * load_factor()
@@ -246,7 +251,7 @@ def solve_compiled(state: State, *, time_budget: float | None = None, depth: int
     else:
         left = max(0.01, time_budget - (time.perf_counter() - t0))
     a = search_deepening(state, time_budget=left, depth=depth, hash_mb=hash_mb,
-                         progress=progress)
+                         progress=progress, history=history)
     if note:
         a.stats["graph"] = note
     a.stats["seconds"] = round(time.perf_counter() - t0, 6)

@@ -27,6 +27,9 @@ HASH_MIN_MB = 4
 #: Tables kept for reuse, most recent last: (players, key words, MB) -> DeepSearch.
 _TABLES: dict = {}
 _KEEP_TABLES = 2
+#: The most history positions the compiled search keeps (HISTMAX of ext/deepen.pxi): the
+#: latest are given.
+HISTORY_MAX = 1024
 
 #: Star2 probing at chance nodes, before any outcome is searched in full: off (Star1 only),
 #: the table's bounds on every outcome (the default: the fastest to a given depth on the
@@ -67,10 +70,11 @@ def new_search(root, mb: float):
 
 def search_deepening(state: State, *, time_budget: float | None = None,
                      depth: int | None = None, hash_mb: float | None = None, progress=None,
-                     star2: int = STAR2_TABLE) -> Analysis:
+                     star2: int = STAR2_TABLE, history=None) -> Analysis:
     """Best moves and loss probabilities to the depth the budget allows.
 
     With neither ``time_budget`` nor ``depth``, deepens until the values are exact.
+    ``history``: the game's earlier positions (States); reaching one is a draw.
     ``hash_mb``: the table size (default: :func:`table_mb`). ``star2`` picks the
     chance-node probing (see the module docstring).
     """
@@ -81,6 +85,8 @@ def search_deepening(state: State, *, time_budget: float | None = None,
     search.star2 = star2
     search.use_table = search.history = search.pvs = search.killers = True
     search.plain = False
+    if history:
+        search.set_history([eng.CState.from_state(h) for h in history[-HISTORY_MAX:]])
     last, reached, complete = None, 0, False
     limit = depth if depth is not None else MAX_DEPTH
     d = 1

@@ -54,9 +54,13 @@ class ExactSolver:
 
     ``edges[u]`` lists, per legal move of node ``u``, the outcomes ``(prob, target)`` where
     a target is a node id (int) or a terminal loss vector (tuple).
+
+    ``history``: the game's earlier positions (the root among them or not). Reaching one
+    again ends the game in a draw (RULES.md), so each is a terminal with the draw value
+    where the graph meets it; without it the values are those of the position itself.
     """
 
-    def __init__(self, root: State):
+    def __init__(self, root: State, history=None):
         check_exact(root)
         if root.is_chance() or root.is_terminal():
             raise ValueError("the exact solver starts at a decision node")
@@ -67,6 +71,7 @@ class ExactSolver:
         self.moves: list[list[Move]] = []
         self.edges: list[list[list]] = []
         self.value: list = []
+        self.history = {h.key() for h in history or ()}
 
     # -- graph ----------------------------------------------------------------------------
     def _node(self, s: State, todo: list) -> int:
@@ -81,6 +86,8 @@ class ExactSolver:
     def _target(self, s: State, todo: list):
         if s.is_terminal():
             return tuple(s.result())
+        if self.history and s.key() in self.history:
+            return tuple(draw_value(s))
         return self._node(s, todo)
 
     def build(self) -> None:
