@@ -74,7 +74,7 @@ def hint(pos: Position, time_budget: float = 2.0, seed: int = 0,
     plus half of it plus a second), on Ctrl-C, or when ``cancel`` is set. ``on_start(seconds)``
     is called when the analysis starts (not for a forced move, answered at once).
     ``history``: the game's earlier positions from the same seat; reaching one again is a
-    draw (the search knows it; :func:`palace_solver.analysis.analyze`).
+    draw (the exact solver and the search count it: :func:`palace_solver.analysis.analyze`).
 
     Returns a dict: ``ok``, ``message``, ``seconds``, ``mover`` (a name), ``notes`` (lines
     to show), ``odds`` (:func:`holding_odds`), and when ``ok``: ``method``, ``forced``,
