@@ -120,6 +120,12 @@ def grow(row: str, starts: int) -> None:
     tmp.write_text(json.dumps(header, sort_keys=True, separators=(",", ":")) + "\n"
                    + "".join(body))
     tmp.replace(path)
+    side = HERE / f"{row}.agents.json"
+    if side.exists():   # the games after these are played by today's commit
+        rec = json.loads(side.read_text())
+        rec.setdefault("grown", []).append({"from_games": old["tasks"], "to_games": len(tasks),
+                                            "commit": _commit()})
+        side.write_text(json.dumps(rec, indent=1) + "\n")
     print(f"{row}: {old['tasks']} games carried into a row of {len(tasks)}", file=sys.stderr)
 
 
