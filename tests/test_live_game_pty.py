@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from ptyutil import terminal_sigint
 from test_live_deal import simulate_deal
 
 from palace_solver.game.cards import rank_name
@@ -54,7 +55,7 @@ def test_a_whole_game_from_the_deal_at_the_prompt(tmp_path):
     child = pexpect.spawn(PALACE, ["live", "--names", ",".join(setup.names), "--deal", deal,
                                    "--time", "0.3", "--no-hints", "--file", str(path)],
                           cwd=str(tmp_path), env=env, encoding="utf-8", timeout=30,
-                          dimensions=(50, 200))
+                          dimensions=(50, 200), preexec_fn=terminal_sigint)
     child.delaybeforesend = 0.005
     child.expect("dealt: ")
     child.expect("deal> ")

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from ptyutil import terminal_sigint
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -23,7 +24,7 @@ ENDGAME = (f"standard | me: 3 7 7 / - / 1 ; bob: K K / 2 / 1 | pile 5 | burned {
 def spawn(args, cwd):
     env = dict(os.environ, NO_COLOR="1", TERM="dumb")
     return pexpect.spawn(PALACE, args, cwd=str(cwd), env=env, encoding="utf-8", timeout=20,
-                         dimensions=(40, 200))
+                         dimensions=(40, 200), preexec_fn=terminal_sigint)
 
 
 @pytest.mark.skipif(not os.path.exists(PALACE), reason="the palace command is not installed")

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from ptyutil import terminal_sigint
 from click.testing import CliRunner
 from palace_solver.cli.main import cli
 
@@ -246,7 +247,7 @@ needs_palace = pytest.mark.skipif(not os.path.exists(PALACE),
 def spawn(args, cwd):
     env = dict(os.environ, NO_COLOR="1", TERM="dumb")
     return pexpect.spawn(PALACE, args, cwd=str(cwd), env=env, encoding="utf-8", timeout=20,
-                         dimensions=(40, 200))
+                         dimensions=(40, 200), preexec_fn=terminal_sigint)
 
 
 @needs_palace
