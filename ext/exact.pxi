@@ -339,6 +339,7 @@ ctypedef struct ExpandCtx:
     int K, nw, n, hw
     const uint64_t* hkeys      # compact keys of the game's history (set_history), nhk of them
     const uint64_t* hhash
+    const uint64_t* hbits      # 4096-bit filter of hhash: most children skip the scan
     int nhk
     int64_t a, b               # parents [a, b) of this chunk
     ExpandBuf* bufs            # one per thread
@@ -423,6 +424,8 @@ cdef inline void _child(ExpandCtx* x, ExpandBuf* b, const PState* d, int w) noex
 
 cdef inline bint _in_history(const ExpandCtx* x, const uint64_t* key, uint64_t h) noexcept nogil:
     cdef int i, w
+    if not (x.hbits[(h >> 6) & 63] >> (h & 63)) & 1:
+        return False
     for i in range(x.nhk):
         if x.hhash[i] != h:
             continue
@@ -666,6 +669,7 @@ cdef class ExactGraph:
     cdef dict _known            # node id -> CState, for the nodes node_edges has reached
     cdef uint64_t* hkeys        # set_history: compact keys and hashes of the game's history
     cdef uint64_t* hhash
+    cdef uint64_t hbits[64]
     cdef int nhk
 
     def __cinit__(self):
@@ -740,6 +744,7 @@ cdef class ExactGraph:
         self.hkeys = NULL
         self.hhash = NULL
         self.nhk = 0
+        memset(self.hbits, 0, sizeof(self.hbits))
         if not history:
             return 0
         self.hkeys = <uint64_t*>malloc(len(history) * self.K * 8)
@@ -754,6 +759,7 @@ cdef class ExactGraph:
             if palace_compress_sw(words, self.mask, self.nw, &self.hkeys[k * self.K], self.K):
                 continue
             self.hhash[k] = hash_words(&self.hkeys[k * self.K], self.K)
+            self.hbits[(self.hhash[k] >> 6) & 63] |= (<uint64_t>1) << (self.hhash[k] & 63)
             k += 1
         self.nhk = k
         return k
@@ -967,6 +973,7 @@ cdef class ExactGraph:
         x.hw = self.hw
         x.hkeys = self.hkeys
         x.hhash = self.hhash
+        x.hbits = self.hbits
         x.nhk = self.nhk
         x.bufs = self.bufs
         self.P = 0

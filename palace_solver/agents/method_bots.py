@@ -129,9 +129,9 @@ def history_positions(state: State, me: int, tracker: HandTracker | None) -> lis
     back to, each as seat ``me`` saw it then: what a ``palace live`` hint is given."""
     if tracker is None:
         return []
-    tag = _stretch(state)
+    tag = state.stretch()
     return [_known_view(past, me, known) for past, known in tracker.history
-            if _stretch(past) == tag]
+            if past.stretch() == tag]
 
 
 def determinize(state: State, me: int, known, rng: random.Random) -> State:
@@ -179,13 +179,6 @@ def _greedy_pick(state: State, moves_vals, mover: int, rng):
         return tied[0]
     g = GreedyBot().choose(state, rng)
     return g if g in tied else tied[0]
-
-
-def _stretch(s: State) -> tuple:
-    """What a position shares with every earlier one it can repeat: these only change one
-    way (the draw pile and the table shrink, burned cards and players out only grow)."""
-    return (s.draw_pile, tuple(s.burned), tuple(s.face_down),
-            tuple(sum(f) for f in s.face_up), tuple(s.out))
 
 
 class _Base:
@@ -355,10 +348,10 @@ class SearchBot(_Base):
         cards, face-down and face-up counts and players out (each only changes one way)."""
         if self.tracker is None or not self.use_history:
             return None
-        tag = _stretch(state)
+        tag = state.stretch()
         out = []
         for past, known in self.tracker.history:
-            if _stretch(past) != tag:
+            if past.stretch() != tag:
                 continue
             hit = self._views.get((id(past), me))
             if hit is None or hit[0] is not past:

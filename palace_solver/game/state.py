@@ -104,6 +104,13 @@ class State:
             return TERMINAL
         return self.to_move
 
+    def stretch(self) -> tuple:
+        """What this position shares with every earlier one it can repeat: the draw pile,
+        the burned cards, the face-down and face-up counts and the players out only change
+        one way, so a position with other values cannot come back."""
+        return (self.draw_pile, tuple(self.burned), tuple(self.face_down),
+                tuple(sum(f) for f in self.face_up), tuple(self.out))
+
     def is_terminal(self) -> bool:
         return self.phase == OVER
 

@@ -900,14 +900,13 @@ class Session:
         """The decision positions the game has been through and can still come back to
         (the current one included), each as the user saw it then, oldest first: the hint's
         search scores reaching one again as a draw (a repeated position ends the game:
-        RULES.md). A position with another draw pile, other burned or face-down cards or
-        other players out cannot come back (those only change one way)."""
+        RULES.md); :meth:`State.stretch` says which can come back."""
         now = self.state
+        tag = now.stretch()
         out = []
         for s, first_open in [(u[0], u[1]) for u in self._undo] + [(now, self.first_open)]:
             if s.phase == PLAY_PHASE and not s.is_chance() and not s.is_terminal() \
-                    and not first_open and s.out == now.out and s.draw_pile == now.draw_pile \
-                    and s.burned == now.burned and s.face_down == now.face_down:
+                    and not first_open and s.stretch() == tag:
                 out.append(self._position_of(s))
         return out
 
