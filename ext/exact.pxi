@@ -38,6 +38,21 @@
 # reachable position can set. The compact key is pext(words, mask) word by word,
 # concatenated (pdep restores it); a position setting a bit outside the mask would be a bug,
 # and the build checks for it on every key (an error, never a silent merge).
+#
+# Merged positions. Every rule reads a rank through the rule masks (play_mask, burn, transparent,
+# reverse, skip), never through its value. rank_segments splits the ranks into runs of
+# consecutive ranks that no mask tells apart except by their order: plain ranks that play on
+# one another by order and stand alike towards every other rank. Cards are burned, never made,
+# so below a root some ranks of a run die out; canon_ranks then slides the ranks still in play
+# (in any zone, the pool or the pile) down onto the lowest ranks of their run, in order.
+# Two positions that differ only by which ranks of a run were burned get one key: the
+# relabelling maps legal moves to legal moves and chance outcomes to outcomes of the same
+# weight, so the game from both is the same game and their values are equal. It is monotone,
+# so gen_moves and chance_outcomes list the moves and outcomes of the two in the same order,
+# and a node's edges line up with the moves of any state it stands for. canon_ranks also
+# counts a run on the pile that can no longer reach four (too few cards of its rank left to
+# play on it, or no four-burn) as a run of one: it burns nothing either way. Off with a game
+# history: a position like a history position is not a repetition.
 
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.math cimport fabs
@@ -213,28 +228,135 @@ cdef inline uint8_t ones_of(int v) noexcept nogil:
     return <uint8_t>((1 << bitlen(v)) - 1)
 
 
-cdef int key_mask_of(const PState* root, uint64_t* mask) noexcept nogil:
+cdef inline bint _bit(uint16_t m, int r) noexcept nogil:
+    return (m >> r) & 1
+
+
+cdef bint _run_ok(const PRules* R, int a, int b, int hi) noexcept nogil:
+    """Ranks a..b (a < b) are interchangeable but for their order: no special mask, played
+    on one another by order, and alike towards every other rank and the empty pile."""
+    cdef uint16_t special = R.burn_mask | R.transp_mask | R.rev_mask | R.skip_mask
+    cdef int x, y, c
+    for x in range(a, b + 1):
+        if _bit(special, x):
+            return False
+        for y in range(a, b + 1):
+            if _bit(R.play_mask[y], x) != (x >= y):
+                return False
+    for c in range(hi):
+        if c == 1 or (a <= c <= b):
+            continue
+        for x in range(a + 1, b + 1):
+            if _bit(R.play_mask[c], x) != _bit(R.play_mask[c], a):
+                return False
+            if c and _bit(R.play_mask[x], c) != _bit(R.play_mask[a], c):
+                return False
+    return True
+
+
+cdef void rank_segments(const PRules* R, uint8_t* seg) noexcept nogil:
+    """seg[r]: the lowest rank of r's run of interchangeable ranks (see "Merged positions")."""
+    cdef int r, lo = 2, e, hi = 2 + R.nranks
+    for r in range(16):
+        seg[r] = <uint8_t>r
+    while lo < hi:
+        e = lo
+        while e + 1 < hi and _run_ok(R, lo, e + 1, hi):
+            e += 1
+        for r in range(lo, e + 1):
+            seg[r] = <uint8_t>lo
+        lo = e + 1
+
+
+cdef inline void _slide(uint8_t* a, const uint8_t* mp) noexcept nogil:
+    # mp[r] <= r, and a target slot is dead or already moved on (ascending order)
+    cdef int r
+    for r in range(2, 16):
+        if mp[r] != r:
+            a[mp[r]] = a[r]
+            a[r] = 0
+
+
+cdef inline void canon_ranks(PState* s, const uint8_t* seg) noexcept nogil:
+    """The ranks in play slid onto the lowest ranks of their runs, and a pile run that cannot
+    reach four counted as one (see "Merged positions")."""
+    cdef uint8_t mp[16]
+    cdef int r, p, i, lo = -1, nxt = 0
+    cdef bint moved = False
+    cdef uint8_t live
+    for r in range(2, 16):
+        if seg[r] != lo:
+            lo = seg[r]
+            nxt = lo
+        live = s.pile[r] | s.pool[r]
+        for p in range(s.n):
+            live |= s.pl[p].hand[r] | s.pl[p].up[r]
+        mp[r] = <uint8_t>r
+        if live:
+            if nxt != r:
+                mp[r] = <uint8_t>nxt
+                moved = True
+            nxt += 1
+    if s.run > 1 and not (s.r.flags & RF_LENIENT_BLIND):
+        live = s.pool[s.top]
+        for p in range(s.n):
+            live += s.pl[p].hand[s.top] + s.pl[p].up[s.top]
+        if (s.r.flags & RF_NO_FOUR_BURN) or s.run + live < 4:
+            s.run = 1
+    if not moved:
+        return
+    _slide(s.pile, mp)
+    _slide(s.pool, mp)
+    for p in range(s.n):
+        _slide(s.pl[p].hand, mp)
+        _slide(s.pl[p].up, mp)
+    if s.top:
+        s.top = mp[s.top]
+    if s.beat:
+        s.beat = mp[s.beat]
+    if s.r.flags & RF_LENIENT_BLIND:
+        for i in range(s.pile_n):
+            s.seq[i] = mp[s.seq[i]]
+
+
+cdef int key_mask_of(const PState* root, uint64_t* mask, const uint8_t* seg) noexcept nogil:
     """The mask of every packed bit a position below `root` can set (see "Compact keys");
-    returns the words of pack_state."""
+    returns the words of pack_state. With seg (merged positions) a rank's bounds are the
+    largest of its run's: canon_ranks may move any rank of the run onto it."""
     cdef PState m
-    cdef int p, r, nr = root.r.nranks, alive_total = 0
+    cdef int p, r, q, nr = root.r.nranks, alive_total = 0
     cdef int alive[16]
+    cdef int upb[MAXP][16]
+    cdef int poolb[16]
     for r in range(16):
         alive[r] = root.pile[r] + root.pool[r]
+        poolb[r] = root.pool[r]
         for p in range(root.n):
             alive[r] += root.pl[p].hand[r] + root.pl[p].up[r]
+            upb[p][r] = root.pl[p].up[r]
         alive_total += alive[r]
+    if seg != NULL:
+        for r in range(2, 16):
+            for q in range(2, 16):
+                if seg[q] == seg[r] and q != r:
+                    if alive[q] > alive[r]:
+                        alive[r] = alive[q]
+                    if root.pool[q] > poolb[r]:
+                        poolb[r] = root.pool[q]
+                    for p in range(root.n):
+                        if root.pl[p].up[q] > upb[p][r]:
+                            upb[p][r] = root.pl[p].up[q]
     memset(&m, 0, sizeof(PState))
     m.r = root.r
     m.n = root.n
     for p in range(root.n):
         for r in range(2, 2 + nr):
             m.pl[p].hand[r] = ones_of(alive[r])
-            m.pl[p].up[r] = ones_of(root.pl[p].up[r])
+            m.pl[p].up[r] = ones_of(upb[p][r])
         m.pl[p].face_down = ones_of(root.pl[p].face_down)
     for r in range(2, 2 + nr):
         m.pile[r] = ones_of(alive[r])
-        m.pool[r] = ones_of(root.pool[r])
+        m.pool[r] = ones_of(poolb[r])
     if root.r.flags & RF_LENIENT_BLIND:
         m.pile_n = ones_of(alive_total)
         if m.pile_n > 108:
@@ -341,6 +463,7 @@ ctypedef struct ExpandCtx:
     const uint64_t* hhash
     const uint64_t* hbits      # 4096-bit filter of hhash: most children skip the scan
     int nhk
+    const uint8_t* seg         # rank runs for canon_ranks, NULL: positions are not merged
     int64_t a, b               # parents [a, b) of this chunk
     ExpandBuf* bufs            # one per thread
 
@@ -397,7 +520,7 @@ cdef inline uint32_t node_info(const PState* s) noexcept nogil:
             | <uint32_t>s.to_move)
 
 
-cdef inline void _child(ExpandCtx* x, ExpandBuf* b, const PState* d, int w) noexcept nogil:
+cdef inline void _child(ExpandCtx* x, ExpandBuf* b, PState* d, int w) noexcept nogil:
     cdef uint64_t words[MAX_WORDS]
     cdef int64_t c = b.nc
     cdef int code
@@ -409,6 +532,8 @@ cdef inline void _child(ExpandCtx* x, ExpandBuf* b, const PState* d, int w) noex
         b.cterm[c] = code
     else:
         b.cterm[c] = -1
+        if x.seg != NULL:
+            canon_ranks(d, x.seg)
         pack_state(d, words)
         if x.hw:
             if palace_compress_hw(words, x.mask, x.nw, &b.ckey[c * x.K], x.K):
@@ -671,6 +796,8 @@ cdef class ExactGraph:
     cdef uint64_t* hhash
     cdef uint64_t hbits[64]
     cdef int nhk
+    cdef uint8_t seg[16]        # rank_segments of the rules (merged positions)
+    cdef public bint merge      # merge positions that differ by burned ranks only
 
     def __cinit__(self):
         self.keys = NULL
@@ -700,7 +827,7 @@ cdef class ExactGraph:
             free(self.bufs[t].cw)
         memset(self.bufs, 0, sizeof(self.bufs))
 
-    def __init__(self, CState root, int threads=1, bint bmi2=True):
+    def __init__(self, CState root, int threads=1, bint bmi2=True, bint merge=True):
         cdef int i, bits = 0
         if root.s.to_move < 0:
             raise ValueError("the exact solver starts at a decision node")
@@ -718,7 +845,9 @@ cdef class ExactGraph:
         self.par_min = PAR_MIN
         self.par_min_build = PAR_MIN_BUILD
         self.hw = HAVE_BMI2 and bmi2
-        self.nw = key_mask_of(&self.root, self.mask)
+        self.merge = merge
+        rank_segments(&self.root.r, self.seg)
+        self.nw = key_mask_of(&self.root, self.mask, self.seg if merge else NULL)
         for i in range(self.nw):
             bits += popcount64(self.mask[i])
         self.K = (bits + 63) >> 6 if bits else 1
@@ -938,6 +1067,7 @@ cdef class ExactGraph:
         cdef uint64_t words[MAX_WORDS]
         cdef uint64_t key[MAX_WORDS]
         cdef uint64_t h
+        cdef PState croot
         cdef int64_t i = 0, end, t, nthr
         cdef uint64_t cap
         cdef int err = 0, tt
@@ -959,7 +1089,11 @@ cdef class ExactGraph:
                 self.mapcap = cap
                 if self.slots == NULL:
                     raise MemoryError()
-        pack_state(&self.root, words)
+        x.seg = self.seg if self.merge and self.nhk == 0 else NULL
+        copy_state(&croot, &self.root)
+        if x.seg != NULL:
+            canon_ranks(&croot, x.seg)
+        pack_state(&croot, words)
         if palace_compress_sw(words, self.mask, self.nw, key, self.K):
             raise ValueError("compact key: the root sets a bit outside its own mask")
         h = hash_words(key, self.K)
@@ -1394,7 +1528,7 @@ cdef class ExactGraph:
                 "build_peak_mb": round(built / 1048576.0, 2),
                 "build_bytes_per_position": round(built / <double>nodes, 1),
                 "key_words": self.K, "packed_words": self.nw, "threads": self.threads,
-                "history": self.nhk}
+                "history": self.nhk, "merged": bool(self.merge and self.nhk == 0)}
 
     def graph_digest(self):
         """SHA-256 of the graph arrays (info, estart, etgt, fstart, otgt, ow) and the values:
@@ -1443,13 +1577,22 @@ cdef class ExactGraph:
 
     def node_state(self, int64_t u):
         """The position of node u, as a reference State (u = 0, or a node that node_edges
-        has listed as a target: the keys are gone after the build)."""
+        has listed as a target: the keys are gone after the build). With merged positions
+        a node stands for several: this is the one node_edges reached it by."""
         return self._state_of(u).to_state()
 
-    def node_edges(self, int64_t u):
+    def node_cstate(self, int64_t u):
+        """node_state's position as a compiled CState (a copy)."""
+        return self._state_of(u).clone()
+
+    def node_edges(self, int64_t u, CState state=None):
         """[(Move, [(probability, target)])] where a target is a node id or a tuple of
-        terminal losses. The targets' states become known (node_state)."""
-        cdef CState src = self._state_of(u), c
+        terminal losses. The targets' states become known (node_state).
+
+        ``state``: the position node u stands for on the caller's line (merged positions):
+        the moves are its moves, and the targets' states are the positions they lead to
+        from it, replacing those known before."""
+        cdef CState src = self._state_of(u) if state is None else state, c
         cdef CMove moves[MAX_MOVES]
         cdef PState d, after
         cdef int nm = gen_moves(&src.s, moves), j, k, o, code, i, n = self.g.n
@@ -1469,7 +1612,7 @@ cdef class ExactGraph:
             apply_move(&after, moves[j])
             outs = []
             if t > -FLIP_BASE:
-                outs.append((1.0, self._target_obj(t, &after)))
+                outs.append((1.0, self._target_obj(t, &after, state is not None)))
             else:
                 f = -FLIP_BASE - t
                 k = chance_outcomes(&after, ranks, weights)
@@ -1479,15 +1622,15 @@ cdef class ExactGraph:
                     copy_state(&d, &after)
                     apply_chance(&d, ranks[o])
                     outs.append((self.g.ow[self.g.fstart[f] + o] / <double>tot,
-                                 self._target_obj(g, &d)))
+                                 self._target_obj(g, &d, state is not None)))
             out.append((_move_obj(moves[j]), outs))
         return out
 
-    cdef object _target_obj(self, int32_t t, PState* s):
+    cdef object _target_obj(self, int32_t t, PState* s, bint replace):
         cdef CState c
         cdef int code, j, n = self.g.n
         if t >= 0:
-            if t not in self._known and t != 0:
+            if (replace or t not in self._known) and t != 0:
                 c = CState.__new__(CState)
                 copy_state(&c.s, s)
                 c.rules = self._rules

@@ -32,8 +32,8 @@ TINY = dict(hand=(0, 2), face_up=(0, 1), face_down=(0, 1), pile=(0, 2))
 TIMING = {"seconds", "build_seconds", "solve_seconds", "threads"}
 
 
-def _graph(s, threads=1, bmi2=True, split_all=False):
-    g = eng.ExactGraph(eng.CState.from_state(s), threads, bmi2)
+def _graph(s, threads=1, bmi2=True, split_all=False, merge=True):
+    g = eng.ExactGraph(eng.CState.from_state(s), threads, bmi2, merge)
     if split_all:
         # split every build step and every layer between the threads, however small
         # (by default graphs this small are worked by one thread)
@@ -63,25 +63,27 @@ def test_threads_and_layout_never_change_a_value(seed, n):
     s = _case(seed, n)
     probe = eng.ExactGraph(eng.CState.from_state(s))
     assume(probe.build(max_nodes=3000))
-    one = _graph(s, 1)
-    base = one.graph_digest()
-    vals = [one.node_value(u) for u in range(one.node_count())]
-    for threads, bmi2 in ((2, True), (3, True), (2, False), (1, False)):
-        g = _graph(s, threads, bmi2, split_all=True)
-        assert g.graph_digest() == base
-        assert [g.node_value(u) for u in range(g.node_count())] == vals
-        assert g.root_moves() == one.root_moves()
+    ref = ExactSolver(s).analysis()
+    for merge in (True, False):
+        one = _graph(s, 1, merge=merge)
+        base = one.graph_digest()
+        vals = [one.node_value(u) for u in range(one.node_count())]
+        for threads, bmi2 in ((2, True), (3, True), (2, False), (1, False)):
+            g = _graph(s, threads, bmi2, split_all=True, merge=merge)
+            assert g.graph_digest() == base
+            assert [g.node_value(u) for u in range(g.node_count())] == vals
+            assert g.root_moves() == one.root_moves()
+        got = dict((str(m), v) for m, v in one.root_moves())
+        for mv in ref.moves:
+            assert got[str(mv.move)] == pytest.approx([float(x) for x in mv.loss], abs=1e-12)
+        assert one.root_value() == pytest.approx([float(x) for x in ref.loss], abs=1e-12)
+    # the first layout has no merged positions: node for node as the flat graph
     v1 = eng.ExactGraphV1(eng.CState.from_state(s))
     assert v1.build()
     v1.solve()
     assert v1.node_count() == one.node_count()
     for u in range(one.node_count()):
         assert v1.node_value(u) == pytest.approx(vals[u], abs=1e-12)
-    ref = ExactSolver(s).analysis()
-    got = dict((str(m), v) for m, v in one.root_moves())
-    for mv in ref.moves:
-        assert got[str(mv.move)] == pytest.approx([float(x) for x in mv.loss], abs=1e-12)
-    assert one.root_value() == pytest.approx([float(x) for x in ref.loss], abs=1e-12)
 
 
 def test_the_same_json_bytes_for_one_and_two_threads():

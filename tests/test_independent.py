@@ -68,9 +68,11 @@ def test_three_and_four_players_equal_plain_value_iteration():
         a = ref.analysis()
         assert {str(m.move): tuple(m.loss) for m in a.moves} == plain
         assert a.best_move is not None and plain[str(a.best_move)][mover] == min(mine)
-        # The compiled graph solver, node by node (doubles).
+        # The compiled graph solver, node by node (doubles): the flat graph, a node a
+        # position (the merged one is checked against the reference in test_exact_merge.py,
+        # and its answer just below).
         eng = _module()
-        cg = eng.ExactGraph(eng.CState.from_state(s))
+        cg = eng.ExactGraph(eng.CState.from_state(s), 1, True, False)
         assert cg.build(max_nodes=10 ** 6)
         cg.solve()
         assert cg.node_count() == len(g)

@@ -35,7 +35,10 @@ def _best_edge(edges, values, mover):
 
 
 def line_from_graph(graph, max_plies: int = 12, max_nodes: int = 200) -> list[LineNode]:
-    """The best line through a solved ExactGraph, from its root (node 0)."""
+    """The best line through a solved ExactGraph, from its root (node 0).
+
+    The walk carries the line's own positions (a graph node may stand for several merged
+    positions; the moves shown and the repetition check are those of the line's)."""
     n = len(graph.node_value(0))
     budget = [max_nodes]
 
@@ -47,50 +50,49 @@ def line_from_graph(graph, max_plies: int = 12, max_nodes: int = 200) -> list[Li
                 tot[i] += p * v[i]
         return tot
 
-    def walk(u, plies, seen) -> list[LineNode]:
+    def walk(u, here, plies, seen) -> list[LineNode]:
         out: list[LineNode] = []
         while plies > 0 and budget[0] > 0:
             budget[0] -= 1
-            if u in seen:
+            key = here.packed()
+            if key in seen:
                 if out:
                     out[-1].note = "position repeats: endless play, a draw"
                 return out
-            seen = seen | {u}
+            seen = seen | {key}
             mover = graph.node_mover(u)
-            (m, outs), v = _best_edge(graph.node_edges(u), value_of, mover)
+            (m, outs), v = _best_edge(graph.node_edges(u, here), value_of, mover)
             node = LineNode(mover, str(m), v)
             out.append(node)
             plies -= 1
+            after = here.clone()
+            after.apply(m)
+            if not after.is_chance():
+                nxt = [after]
+            else:
+                nxt = []
+                for rank, _ in after.chance_outcomes():
+                    c = after.clone()
+                    c.apply(rank)
+                    nxt.append((rank, c))
             if len(outs) > 1:
-                before = graph.node_state(u)
-                for (p, t), rank in zip(outs, _flip_ranks(before)):
+                for (p, t), (rank, c) in zip(outs, nxt):
                     label = f"turns up {rank_name(rank)}"
                     if isinstance(t, tuple):
                         label += ": game over, " + ", ".join(
                             f"p{i} loses" for i, x in enumerate(t) if x == 1.0) if 1.0 in t \
                             else ": game over"
-                    sub = [] if isinstance(t, tuple) else walk(t, plies, seen)
+                    sub = [] if isinstance(t, tuple) else walk(t, c, plies, seen)
                     node.branches.append((label, p, sub))
                 return out
             t = outs[0][1]
             if isinstance(t, tuple):
                 node.note = "game over"
                 return out
-            u = t
+            u, here = t, nxt[0] if not after.is_chance() else nxt[0][1]
         return out
 
-    return walk(0, max_plies, frozenset())
-
-
-def _flip_ranks(state):
-    """The ranks a flip from this state may turn up, in chance-outcome order."""
-    return [r for r, _ in _after_flip(state).chance_outcomes()]
-
-
-def _after_flip(state):
-    c = state.clone()
-    c.apply("flip")
-    return c
+    return walk(0, graph.node_cstate(0), max_plies, frozenset())
 
 
 def format_line(line: list[LineNode], names: list[str], indent: str = "") -> str:
@@ -117,7 +119,8 @@ def line_to_json(line: list[LineNode]) -> list:
 def graph_to_networkx(graph, max_nodes: int = 5000, describe=None) -> nx.DiGraph:
     """The first ``max_nodes`` positions of a solved graph (breadth first from the root):
     decision nodes, chance nodes after flips and terminal nodes; edges carry the move, the
-    probability and the values."""
+    probability and the values. A node that stands for several merged positions is drawn
+    as the first of them met, with that position's moves."""
     n = len(graph.node_value(0))
     g = nx.DiGraph()
     seen = {0}

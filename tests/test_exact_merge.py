@@ -1,0 +1,103 @@
+"""Merged positions in the compiled exact graph: one node for the positions that differ only
+by which ranks of a run of interchangeable ranks were burned (ext/exact.pxi, "Merged
+positions").
+
+The check is the definition: every position of the game below the root, reached through
+the node that stands for it, has that node's value in the Python reference solver, which
+merges nothing.
+"""
+from __future__ import annotations
+
+import random
+
+from exact_gen import random_exact_state, random_rules
+
+from palace_solver import _engine as eng
+from palace_solver.game.rules import Rules
+from palace_solver.solve.exact import ExactSolver
+
+SIZE = dict(hand=(0, 2), face_up=(0, 2), face_down=(0, 1), pile=(0, 3))
+
+
+def _solved(s, merge):
+    g = eng.ExactGraph(eng.CState.from_state(s), 1, True, merge)
+    assert g.build()
+    g.solve()
+    return g
+
+
+def _walk_every_position(g, s, ref):
+    """Every position below the root with the node it is met at; returns how many."""
+    root = eng.CState.from_state(s)
+    seen = {root.packed()}
+    todo = [(0, root)]
+    while todo:
+        u, here = todo.pop()
+        want = ref.value[ref.ids[here.to_state().key()]]
+        assert g.node_value(u) == tuple(float(x) for x in want) or all(
+            abs(float(x) - y) <= 1e-12 for x, y in zip(want, g.node_value(u))), (
+            here.to_state().describe(), u)
+        edges = g.node_edges(u, here)
+        assert [str(m) for m, _ in edges] == [str(m) for m in here.legal_moves()]
+        for m, outs in edges:
+            after = here.clone()
+            after.apply(m)
+            kids = [after]
+            if after.is_chance():
+                kids = []
+                for rank, _ in after.chance_outcomes():
+                    c = after.clone()
+                    c.apply(rank)
+                    kids.append(c)
+            assert len(kids) == len(outs)
+            for (_, t), c in zip(outs, kids):
+                if isinstance(t, tuple):
+                    assert c.is_terminal() and tuple(float(x) for x in c.result()) == t
+                    continue
+                k = c.packed()
+                if k not in seen:
+                    seen.add(k)
+                    todo.append((t, c))
+    return len(seen)
+
+
+def test_every_position_has_the_value_of_the_node_that_stands_for_it():
+    rng = random.Random(11)
+    merged = tries = 0
+    while merged < 20:
+        tries += 1
+        assert tries < 2000, f"only {merged} positions with merged nodes"
+        n = rng.choice((2, 2, 3))
+        s = random_exact_state(rng, n, random_rules(rng), **SIZE)
+        flat = eng.ExactGraph(eng.CState.from_state(s), 1, True, False)
+        if not flat.build(max_nodes=5000):
+            continue
+        flat.solve()
+        g = _solved(s, True)
+        assert g.stats()["merged"] and not flat.stats()["merged"]
+        assert g.root_value() == flat.root_value()
+        assert g.root_moves() == flat.root_moves()
+        if g.node_count() == flat.node_count():
+            continue
+        assert g.node_count() < flat.node_count()
+        merged += 1
+        ref = ExactSolver(s)
+        ref.solve()
+        # and the walk met every position of the reference solver's graph
+        assert _walk_every_position(g, s, ref) == len(ref.states)
+
+
+def test_a_game_history_turns_merging_off():
+    # a position like one of the history is not a repetition of it
+    rng = random.Random(5)
+    while True:
+        s = random_exact_state(rng, 2, Rules(), **SIZE)
+        flat = eng.ExactGraph(eng.CState.from_state(s), 1, True, False)
+        if not flat.build(max_nodes=5000):
+            continue
+        if _solved(s, True).node_count() < flat.node_count():
+            break
+    g = eng.ExactGraph(eng.CState.from_state(s))
+    assert g.set_history([eng.CState.from_state(s)]) == 1
+    assert g.build()
+    assert not g.stats()["merged"] and g.node_count() == flat.node_count()
