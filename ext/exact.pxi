@@ -790,6 +790,8 @@ cdef class ExactGraph:
     cdef public bint complete
     cdef public str stop_reason
     cdef int64_t peak_bytes
+    cdef int64_t mem_cap        # build(max_bytes): no array grows past it (0: no cap)
+    cdef bint over_mem          # a growth was refused by mem_cap
     cdef object _rules
     cdef dict _known            # node id -> CState, for the nodes node_edges has reached
     cdef uint64_t* hkeys        # set_history: compact keys and hashes of the game's history
@@ -894,10 +896,27 @@ cdef class ExactGraph:
         return k
 
     # -- the node map -------------------------------------------------------------------
+    cdef int64_t _cap_bytes(self) noexcept nogil:
+        """Bytes of the build's arrays at their capacities (what they hold once filled)."""
+        return (self.cap_n * (self.K * 8 + 8) + <int64_t>self.mapcap * 8 + self.cap_e * 4
+                + self.cap_f * 4 + self.cap_o * 5)
+
+    cdef bint _room(self, int64_t grow) noexcept nogil:
+        """Whether `grow` more bytes keep the build within mem_cap (else over_mem is set).
+        Capacities, not bytes touched, and the old map counted while the new one fills:
+        a growth is refused before it happens, so the cap holds at the peak."""
+        if self.mem_cap <= 0 or self._cap_bytes() + grow <= self.mem_cap:
+            return True
+        self.over_mem = True
+        return False
+
     cdef int _rehash(self) noexcept nogil:
         cdef uint64_t cap = self.mapcap * 2, mask = cap - 1, i, h
         cdef int64_t u
-        cdef uint64_t* s = <uint64_t*>calloc(cap, 8)
+        cdef uint64_t* s
+        if not self._room(<int64_t>cap * 8):
+            return -1
+        s = <uint64_t*>calloc(cap, 8)
         if s == NULL:
             return -1
         for u in range(self.N):
@@ -916,6 +935,8 @@ cdef class ExactGraph:
         cdef void* p
         while c < need + 1:
             c *= 2
+        if not self._room((c - self.cap_n) * (self.K * 8 + 8)):
+            return -1
         p = realloc(self.keys, c * self.K * 8)
         if p == NULL:
             return -1
@@ -968,6 +989,8 @@ cdef class ExactGraph:
             c = self.cap_e * 2 if self.cap_e else 16384
             while c < self.E + moves + 1:
                 c *= 2
+            if not self._room((c - self.cap_e) * 4):
+                return -1
             p = realloc(self.g.etgt, c * 4)
             if p == NULL:
                 return -1
@@ -977,6 +1000,8 @@ cdef class ExactGraph:
             c = self.cap_f * 2 if self.cap_f else 4096
             while c < self.F + moves + 1:
                 c *= 2
+            if not self._room((c - self.cap_f) * 4):
+                return -1
             p = realloc(self.g.fstart, c * 4)
             if p == NULL:
                 return -1
@@ -986,6 +1011,8 @@ cdef class ExactGraph:
             c = self.cap_o * 2 if self.cap_o else 16384
             while c < self.O + kids + 1:
                 c *= 2
+            if not self._room((c - self.cap_o) * 5):
+                return -1
             p = realloc(self.g.otgt, c * 4)
             if p == NULL:
                 return -1
@@ -1059,10 +1086,11 @@ cdef class ExactGraph:
               int64_t expected_nodes=0):
         """Enumerate the graph. False when it has more than ``max_nodes`` positions, takes
         longer than ``seconds`` (0: no limit) or would hold more than ``max_bytes`` (0: no
-        limit); ``stop_reason`` says which. With ``seconds``, the build also gives up as
-        soon as the positions found but not expanded yet (at the rate so far) and the solve
-        of those found (``solve_seconds_per_node`` each) cannot be done in time: a lower
-        bound on the work left ("time predicted"). ``progress(nodes)`` is called now and
+        limit; an array that would grow past it does not grow); ``stop_reason`` says which.
+        With ``seconds``, the build also gives up as soon as the positions found but not
+        expanded yet (at the rate so far) and the solve of those found
+        (``solve_seconds_per_node`` each) cannot be done in time: a lower bound on the work
+        left ("time predicted"). ``progress(nodes)`` is called now and
         then. ``expected_nodes`` sizes the map at the start (fewer rehashes)."""
         cdef uint64_t words[MAX_WORDS]
         cdef uint64_t key[MAX_WORDS]
@@ -1074,6 +1102,8 @@ cdef class ExactGraph:
         cdef ExpandCtx x
         import time
         t0 = time.perf_counter()
+        self.mem_cap = max_bytes
+        self.over_mem = False
         if expected_nodes > 0 and self.N == 0:
             if max_nodes > 0 and expected_nodes > max_nodes:
                 expected_nodes = max_nodes
@@ -1132,7 +1162,9 @@ cdef class ExactGraph:
                             err = 1
                             break
             i = end
-            if err == 1:
+            if err == 1 and self.over_mem:
+                self.stop_reason = "memory"
+            elif err == 1:
                 raise MemoryError("exact solver: out of memory")
             if err == 2:
                 raise ValueError("not an exact-mode position: a chance event follows a flip")
@@ -1141,10 +1173,14 @@ cdef class ExactGraph:
                                      "mask (a bug: please report the position)")
             if self.E >= 0x7FFFFFF0 or self.O >= 0x7FFFFFF0 or self.N >= 0x7FFFFFF0:
                 raise MemoryError("exact solver: more than 2^31 positions or moves")
-            if progress is not None:
+            if progress is not None and not self.stop_reason:
                 progress(self.N)
-            if self.N > max_nodes:
+            if self.stop_reason:
+                pass
+            elif self.N > max_nodes:
                 self.stop_reason = "nodes"
+            elif max_bytes > 0 and self._build_bytes() > max_bytes:
+                self.stop_reason = "memory"
             elif seconds > 0:
                 el = time.perf_counter() - t0
                 if el > seconds:
@@ -1152,8 +1188,6 @@ cdef class ExactGraph:
                 elif (i < self.N and i >= 20000 and el + (self.N - i) * el / i
                       + self.N * solve_seconds_per_node > seconds):
                     self.stop_reason = "time predicted"
-            elif max_bytes > 0 and self._build_bytes() > max_bytes:
-                self.stop_reason = "memory"
             if self.stop_reason:
                 self.build_seconds = time.perf_counter() - t0
                 self.peak_bytes = self._build_bytes()

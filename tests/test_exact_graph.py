@@ -123,6 +123,21 @@ def test_a_graph_too_large_for_memory_is_refused_in_one_line(monkeypatch):
     assert a.method in ("depth_limited", "exact") and "graph" in a.stats
 
 
+def test_the_build_never_grows_past_its_memory_cap():
+    # with or without a time budget: no array of the build may grow past max_bytes, so the
+    # cap holds at the peak, not only where a chunk of the build ends
+    rng = random.Random(5)
+    s = random_exact_state(rng, 2, Rules(), hand=(3, 3), face_up=(3, 3), face_down=(3, 3),
+                           pile=(2, 2))
+    for cap_mb in (2, 12):
+        for seconds in (0.0, 100.0):
+            g = eng.ExactGraph(eng.CState.from_state(s), 2)
+            assert not g.build(max_nodes=10**9, max_bytes=cap_mb << 20, seconds=seconds)
+            assert g.stop_reason == "memory"
+            st = g.stats()
+            assert 0 < st["build_peak_mb"] <= cap_mb and st["nodes"] > 1000 * cap_mb
+
+
 def test_cli_says_so_in_one_line_with_status_2(monkeypatch):
     monkeypatch.setattr(compiled, "available_memory", lambda: 1 << 20)
     rng = random.Random(5)
