@@ -45,16 +45,19 @@ def _floats(ctx, param, value):
 @click.option("--before/--no-before", default=True, show_default=True,
               help="Also time the first compiled graph solver (one thread, full keys), "
                    "side by side.")
+@click.option("--flat/--no-flat", default=True, show_default=True,
+              help="Also time the graph solver without merged positions (a node for each "
+                   "position; the most threads), side by side.")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Only the first N positions of the suite.")
 @click.option("--quick", is_flag=True,
               help="Small budgets (0.2 s, exact 2 s, plain 0.2 s) for a smoke run.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document with every row.")
-def bench(suite, budgets, exact_budget, plain_seconds, hash_mb, thread_counts, before, limit,
-          quick, as_json):
+def bench(suite, budgets, exact_budget, plain_seconds, hash_mb, thread_counts, before, flat,
+          limit, quick, as_json):
     """Benchmark the search on a suite of positions: time to the exact value (the graph
-    solver with each thread count and, side by side, the first one: positions a second of
-    build and solve, bytes a position), depth reached within each budget, nodes, nodes/s,
+    solver with each thread count and, side by side, without merged positions and the first
+    one: positions a second of build and solve, bytes a position), depth reached within each budget, nodes, nodes/s,
     table hit rate, memory, and the ratio against a plain expectiminimax (no table, no
     pruning) at equal depth, all in one run."""
     from palace_solver.solve.bench import load_suite, run_suite, summary
@@ -67,7 +70,7 @@ def bench(suite, budgets, exact_budget, plain_seconds, hash_mb, thread_counts, b
         click.echo(f"[{i}/{total}] {row['name']}", err=True)
 
     rows = run_suite(rows_in, budgets, exact_budget, plain_seconds, hash_mb, progress,
-                     thread_counts, before)
+                     thread_counts, before, flat)
     summ = summary(rows)
     if as_json:
         click.echo(json.dumps({"rows": rows, "summary": summ}))
@@ -100,8 +103,8 @@ def bench(suite, budgets, exact_budget, plain_seconds, hash_mb, thread_counts, b
                 cells.append(f"{t:>12} {(x['nodes_per_second'] or 0) / 1000:>8.0f} "
                              f"{x['build_bytes_per_position']:>6.0f}")
             click.echo(f"{r['name']:<14} " + " ".join(cells))
-        click.echo("(kpos/s: positions built and solved a second; B/pos: bytes a position at "
-                   "the build's peak)")
+        click.echo("(kpos/s: graph nodes built and solved a second; B/pos: bytes a node at "
+                   "the build's peak; after_N merges positions into fewer nodes than flat_N)")
         click.echo("")
     for k, v in summ.items():
         click.echo(f"{k}: {v}")

@@ -281,18 +281,31 @@ cdef inline void canon_ranks(PState* s, const uint8_t* seg) noexcept nogil:
     """The ranks in play slid onto the lowest ranks of their runs, and a pile run that cannot
     reach four counted as one (see "Merged positions")."""
     cdef uint8_t mp[16]
+    cdef uint8_t liv[16]
+    cdef uint64_t w[2]
+    cdef uint64_t t[2]
     cdef int r, p, i, lo = -1, nxt = 0
     cdef bint moved = False
     cdef uint8_t live
+    # which ranks are in play: the count arrays OR-ed eight bytes at a time
+    memcpy(w, s.pile, 16)
+    memcpy(t, s.pool, 16)
+    w[0] |= t[0]
+    w[1] |= t[1]
+    for p in range(s.n):
+        memcpy(t, s.pl[p].hand, 16)
+        w[0] |= t[0]
+        w[1] |= t[1]
+        memcpy(t, s.pl[p].up, 16)
+        w[0] |= t[0]
+        w[1] |= t[1]
+    memcpy(liv, w, 16)
     for r in range(2, 16):
         if seg[r] != lo:
             lo = seg[r]
             nxt = lo
-        live = s.pile[r] | s.pool[r]
-        for p in range(s.n):
-            live |= s.pl[p].hand[r] | s.pl[p].up[r]
         mp[r] = <uint8_t>r
-        if live:
+        if liv[r]:
             if nxt != r:
                 mp[r] = <uint8_t>nxt
                 moved = True
@@ -321,13 +334,17 @@ cdef inline void canon_ranks(PState* s, const uint8_t* seg) noexcept nogil:
 
 cdef int key_mask_of(const PState* root, uint64_t* mask, const uint8_t* seg) noexcept nogil:
     """The mask of every packed bit a position below `root` can set (see "Compact keys");
-    returns the words of pack_state. With seg (merged positions) a rank's bounds are the
-    largest of its run's: canon_ranks may move any rank of the run onto it."""
+    returns the words of pack_state. With seg (merged positions) the bounds are those of
+    canonical keys: canon_ranks moves a rank in play onto a slot of its run no higher than
+    its own place among the run's ranks in play at the root."""
     cdef PState m
     cdef int p, r, q, nr = root.r.nranks, alive_total = 0
     cdef int alive[16]
     cdef int upb[MAXP][16]
     cdef int poolb[16]
+    cdef int lv[16]
+    cdef int pv[16]
+    cdef int uv[MAXP][16]
     for r in range(16):
         alive[r] = root.pile[r] + root.pool[r]
         poolb[r] = root.pool[r]
@@ -336,16 +353,29 @@ cdef int key_mask_of(const PState* root, uint64_t* mask, const uint8_t* seg) noe
             upb[p][r] = root.pl[p].up[r]
         alive_total += alive[r]
     if seg != NULL:
+        # The keys are canonical (the root's too): the i-th slot of a run holds the i-th
+        # rank in play of the run or a later one, never a slot past the root's ranks in play
+        for r in range(15, 1, -1):
+            lv[r] = alive[r]
+            pv[r] = poolb[r]
+            for p in range(root.n):
+                uv[p][r] = upb[p][r]
         for r in range(2, 16):
-            for q in range(2, 16):
-                if seg[q] == seg[r] and q != r:
-                    if alive[q] > alive[r]:
-                        alive[r] = alive[q]
-                    if root.pool[q] > poolb[r]:
-                        poolb[r] = root.pool[q]
-                    for p in range(root.n):
-                        if root.pl[p].up[q] > upb[p][r]:
-                            upb[p][r] = root.pl[p].up[q]
+            alive[r] = poolb[r] = 0
+            for p in range(root.n):
+                upb[p][r] = 0
+        for r in range(2, 16):
+            if not lv[r]:
+                continue
+            q = seg[r]
+            while alive[q]:             # the next free slot of the run
+                q += 1
+            # slots q and below may all receive rank r
+            for i in range(seg[r], q + 1):
+                alive[i] = alive[i] if alive[i] > lv[r] else lv[r]
+                poolb[i] = poolb[i] if poolb[i] > pv[r] else pv[r]
+                for p in range(root.n):
+                    upb[p][i] = upb[p][i] if upb[p][i] > uv[p][r] else uv[p][r]
     memset(&m, 0, sizeof(PState))
     m.r = root.r
     m.n = root.n
@@ -800,6 +830,7 @@ cdef class ExactGraph:
     cdef int nhk
     cdef uint8_t seg[16]        # rank_segments of the rules (merged positions)
     cdef public bint merge      # merge positions that differ by burned ranks only
+    cdef bint canon             # the keys are canonical (merge, and no game history)
 
     def __cinit__(self):
         self.keys = NULL
@@ -849,16 +880,22 @@ cdef class ExactGraph:
         self.hw = HAVE_BMI2 and bmi2
         self.merge = merge
         rank_segments(&self.root.r, self.seg)
-        self.nw = key_mask_of(&self.root, self.mask, self.seg if merge else NULL)
-        for i in range(self.nw):
-            bits += popcount64(self.mask[i])
-        self.K = (bits + 63) >> 6 if bits else 1
+        self._set_mask(merge)
         self.mapcap = 1 << 12
         self.slots = <uint64_t*>calloc(self.mapcap, 8)
         if self.slots == NULL:
             raise MemoryError()
         self.stop_reason = ""
         self._known = None
+
+    cdef void _set_mask(self, bint canon):
+        """The compact-key mask (and key words): of canonical keys when positions merge."""
+        cdef int i, bits = 0
+        self.canon = canon
+        self.nw = key_mask_of(&self.root, self.mask, self.seg if canon else NULL)
+        for i in range(self.nw):
+            bits += popcount64(self.mask[i])
+        self.K = (bits + 63) >> 6 if bits else 1
 
     def set_history(self, list history):
         """The game's earlier positions (CStates, the root among them or not): reaching one
@@ -876,6 +913,7 @@ cdef class ExactGraph:
         self.hhash = NULL
         self.nhk = 0
         memset(self.hbits, 0, sizeof(self.hbits))
+        self._set_mask(self.merge and not history)
         if not history:
             return 0
         self.hkeys = <uint64_t*>malloc(len(history) * self.K * 8)
@@ -1119,7 +1157,7 @@ cdef class ExactGraph:
                 self.mapcap = cap
                 if self.slots == NULL:
                     raise MemoryError()
-        x.seg = self.seg if self.merge and self.nhk == 0 else NULL
+        x.seg = self.seg if self.canon else NULL
         copy_state(&croot, &self.root)
         if x.seg != NULL:
             canon_ranks(&croot, x.seg)
@@ -1562,7 +1600,7 @@ cdef class ExactGraph:
                 "build_peak_mb": round(built / 1048576.0, 2),
                 "build_bytes_per_position": round(built / <double>nodes, 1),
                 "key_words": self.K, "packed_words": self.nw, "threads": self.threads,
-                "history": self.nhk, "merged": bool(self.merge and self.nhk == 0)}
+                "history": self.nhk, "merged": bool(self.canon)}
 
     def graph_digest(self):
         """SHA-256 of the graph arrays (info, estart, etgt, fstart, otgt, ow) and the values:

@@ -36,9 +36,10 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-#: The whole-graph solvers the bench can time: the current one and the first one (kept
-#: as ExactGraphV1 for the before/after columns; one thread, full keys).
-SOLVERS = ("after", "before")
+#: The whole-graph solvers the bench can time: the current one, the current one without
+#: merged positions, and the first one (kept as ExactGraphV1 for the before/after columns;
+#: one thread, full keys).
+SOLVERS = ("after", "flat", "before")
 
 
 def exact_time(state, seconds: float, max_nodes: int = 60_000_000, threads: int = 1,
@@ -47,7 +48,8 @@ def exact_time(state, seconds: float, max_nodes: int = 60_000_000, threads: int 
 
     Positions a second of the build and of the solve, and the bytes a position: of the
     solved graph (``bytes_per_position``) and at the build's peak (keys and map included).
-    ``solver="before"`` times the first compiled solver (one thread) instead.
+    ``solver="before"`` times the first compiled solver (one thread) instead, and
+    ``solver="flat"`` the current one without merged positions (a node a position).
     """
 
     eng = _module()
@@ -58,7 +60,7 @@ def exact_time(state, seconds: float, max_nodes: int = 60_000_000, threads: int 
         g = eng.ExactGraphV1(root)
         ok = g.build(max_nodes=max_nodes, seconds=seconds)
     else:
-        g = eng.ExactGraph(root, threads)
+        g = eng.ExactGraph(root, threads, True, solver == "after")
         ok = g.build(max_nodes=max_nodes, seconds=seconds)
     if ok:
         g.solve()
@@ -80,7 +82,7 @@ def exact_time(state, seconds: float, max_nodes: int = 60_000_000, threads: int 
         out["solve_seconds"] = round(g.solve_seconds, 4)
         out["solve_positions_per_second"] = (round(nodes / g.solve_seconds)
                                              if g.solve_seconds else None)
-    if solver == "after":
+    if solver != "before":
         out["build_bytes_per_position"] = st["build_bytes_per_position"]
         if ok:
             out["graph_digest"] = g.graph_digest()
@@ -94,14 +96,18 @@ def exact_time(state, seconds: float, max_nodes: int = 60_000_000, threads: int 
 
 
 def compare_exact(state, seconds: float, threads=(1, 2), max_nodes: int = 60_000_000,
-                  before: bool = True) -> dict:
-    """The first solver and the current one with each thread count, one after another on
-    the same position (side by side in one run)."""
+                  before: bool = True, flat: bool = True) -> dict:
+    """The first solver, the current one with each thread count and the current one without
+    merged positions (the most threads), one after another on the same position (side by
+    side in one run)."""
     rows = {}
     if before:
         rows["before"] = exact_time(state, seconds, max_nodes, 1, "before")
     for t in threads:
         rows[f"after_{t}"] = exact_time(state, seconds, max_nodes, t, "after")
+    if flat:
+        t = max(threads)
+        rows[f"flat_{t}"] = exact_time(state, seconds, max_nodes, t, "flat")
     digests = {r.get("graph_digest") for k, r in rows.items() if k.startswith("after")
                and r["solved"]}
     rows["same_graph_bytes"] = len(digests) <= 1
@@ -145,9 +151,9 @@ def plain_vs_search(state, seconds: float = 2.0, hash_mb: int = 64) -> dict:
 
 def bench_position(pos: Position, budgets=(1.0, 10.0), exact_budget: float = 60.0,
                    plain_seconds: float = 20.0, hash_mb: int = 256, threads=(1, 2),
-                   before: bool = True) -> dict:
+                   before: bool = True, flat: bool = True) -> dict:
     state = pos.to_state()
-    cmp = compare_exact(state, exact_budget, threads, before=before)
+    cmp = compare_exact(state, exact_budget, threads, before=before, flat=flat)
     best = max((k for k in cmp if k.startswith("after_")), key=lambda k: int(k[6:]))
     row = {"exact": cmp[best], "exact_compare": cmp, "deepening": {}}
     for b in budgets:
@@ -168,11 +174,12 @@ def bench_position(pos: Position, budgets=(1.0, 10.0), exact_budget: float = 60.
 
 
 def run_suite(suite, budgets=(1.0, 10.0), exact_budget=60.0, plain_seconds=20.0,
-              hash_mb=256, progress=None, threads=(1, 2), before: bool = True) -> list[dict]:
+              hash_mb=256, progress=None, threads=(1, 2), before: bool = True,
+              flat: bool = True) -> list[dict]:
     out = []
     for i, (name, pos) in enumerate(suite):
         row = {"name": name, **bench_position(pos, budgets, exact_budget, plain_seconds,
-                                               hash_mb, threads, before)}
+                                               hash_mb, threads, before, flat)}
         out.append(row)
         if progress:
             progress(i + 1, len(suite), row)
@@ -217,6 +224,17 @@ def summary(rows, limits=(10.0, 60.0)) -> dict:
             res["compare"]["cpu_speedup"] = {
                 k: round(tot["before"]["cpu_seconds"] / t["cpu_seconds"], 2)
                 for k, t in tot.items() if k != "before"}
+        flat = [k for k in tot if k.startswith("flat_")]
+        if flat and "after" + flat[0][4:] in tot:
+            f, m = tot[flat[0]], tot["after" + flat[0][4:]]
+            # the same positions of the game: flat counts each, merged fewer nodes
+            res["compare"]["merged"] = {
+                "threads": int(flat[0][5:]), "positions": f["positions"],
+                "merged_nodes": m["positions"],
+                "node_ratio": round(f["positions"] / m["positions"], 3),
+                "speedup": round(f["seconds"] / m["seconds"], 3) if m["seconds"] else None,
+                "game_positions_per_second": round(f["positions"] / m["seconds"])
+                if m["seconds"] else None}
     ratios = [r["plain"]["ratio"] for r in rows if r.get("plain", {}).get("ratio")]
     if ratios:
         res["plain_ratio_min"] = min(ratios)
