@@ -40,19 +40,22 @@
 # and the build checks for it on every key (an error, never a silent merge).
 #
 # Merged positions. Every rule reads a rank through the rule masks (play_mask, burn, transparent,
-# reverse, skip), never through its value. rank_segments splits the ranks into runs of
-# consecutive ranks that no mask tells apart except by their order: plain ranks that play on
-# one another by order and stand alike towards every other rank. Cards are burned, never made,
-# so below a root some ranks of a run die out; canon_ranks then slides the ranks still in play
-# (in any zone, the pool or the pile) down onto the lowest ranks of their run, in order.
-# Two positions that differ only by which ranks of a run were burned get one key: the
-# relabelling maps legal moves to legal moves and chance outcomes to outcomes of the same
-# weight, so the game from both is the same game and their values are equal. It is monotone,
-# so gen_moves and chance_outcomes list the moves and outcomes of the two in the same order,
-# and a node's edges line up with the moves of any state it stands for. canon_ranks also
-# counts a run on the pile that can no longer reach four (too few cards of its rank left to
-# play on it, or no four-burn) as a run of one: it burns nothing either way. Off with a game
-# history: a position like a history position is not a repetition.
+# reverse, skip), never through its value. rank_segments splits the ranks into classes that
+# no mask tells apart except by their order: plain ranks that play on one another by order
+# and stand alike towards every other rank and the empty pile (a burning rank is never the
+# rank to beat, so its row of play_mask does not count: under the standard rules 3-9 and J-A
+# are one class, the 10 between them). Cards are burned, never made, so below a root some
+# ranks of a class die out; canon_map then moves the ranks still in play (in any zone, the
+# pool or the pile) onto the lowest ranks of their class, in order. Two positions that differ
+# only by which ranks of a class were burned get one key: the relabelling maps legal moves
+# to legal moves and chance outcomes to outcomes of the same weight, so the game from both
+# is the same game and their values are equal. A node's edges are in the legal-move order of
+# its canonical position (its flip outcomes in the order of the canonical ranks), which is not
+# always that of a position it stands for: root_moves and node_edges map each move of the
+# real position to its edge (_real_edges). canon_map also counts a run on the pile that can
+# no longer reach four (too few cards of its rank left to play on it, or no four-burn) as a
+# run of one: it burns nothing either way. Off with a game history: a position like a
+# history position is not a repetition.
 
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.math cimport fabs
@@ -232,22 +235,29 @@ cdef inline bint _bit(uint16_t m, int r) noexcept nogil:
     return (m >> r) & 1
 
 
-cdef bint _run_ok(const PRules* R, int a, int b, int hi) noexcept nogil:
-    """Ranks a..b (a < b) are interchangeable but for their order: no special mask, played
-    on one another by order, and alike towards every other rank and the empty pile."""
+cdef bint _class_ok(const PRules* R, uint16_t cls, int hi) noexcept nogil:
+    """The ranks of bit set `cls` are interchangeable but for their order: no special mask,
+    played on one another by order, and alike towards every other rank and the empty pile."""
     cdef uint16_t special = R.burn_mask | R.transp_mask | R.rev_mask | R.skip_mask
-    cdef int x, y, c
-    for x in range(a, b + 1):
+    cdef int x, y, c, a = -1
+    for x in range(2, hi):
+        if not _bit(cls, x):
+            continue
+        if a < 0:
+            a = x
         if _bit(special, x):
             return False
-        for y in range(a, b + 1):
-            if _bit(R.play_mask[y], x) != (x >= y):
+        for y in range(2, hi):
+            if _bit(cls, y) and _bit(R.play_mask[y], x) != (x >= y):
                 return False
     for c in range(hi):
-        if c == 1 or (a <= c <= b):
+        if c == 1 or _bit(cls, c):
             continue
-        for x in range(a + 1, b + 1):
-            if _bit(R.play_mask[c], x) != _bit(R.play_mask[c], a):
+        for x in range(a + 1, hi):
+            if not _bit(cls, x):
+                continue
+            # a burning rank is never the rank to beat: the pile goes with it
+            if not _bit(R.burn_mask, c) and _bit(R.play_mask[c], x) != _bit(R.play_mask[c], a):
                 return False
             if c and _bit(R.play_mask[x], c) != _bit(R.play_mask[a], c):
                 return False
@@ -255,17 +265,25 @@ cdef bint _run_ok(const PRules* R, int a, int b, int hi) noexcept nogil:
 
 
 cdef void rank_segments(const PRules* R, uint8_t* seg) noexcept nogil:
-    """seg[r]: the lowest rank of r's run of interchangeable ranks (see "Merged positions")."""
-    cdef int r, lo = 2, e, hi = 2 + R.nranks
-    for r in range(16):
+    """The classes of interchangeable ranks (see "Merged positions"): seg[r] is the lowest
+    rank of r's class, seg[16 + r] the next rank of the class after r (0: none)."""
+    cdef int r, c, last, hi = 2 + R.nranks
+    cdef uint16_t cls
+    memset(seg, 0, 32)
+    for r in range(2, 16):
+        if seg[r]:
+            continue
         seg[r] = <uint8_t>r
-    while lo < hi:
-        e = lo
-        while e + 1 < hi and _run_ok(R, lo, e + 1, hi):
-            e += 1
-        for r in range(lo, e + 1):
-            seg[r] = <uint8_t>lo
-        lo = e + 1
+        if r >= hi:
+            continue
+        cls = <uint16_t>(1 << r)
+        last = r
+        for c in range(r + 1, hi):
+            if seg[c] == 0 and _class_ok(R, cls | <uint16_t>(1 << c), hi):
+                cls |= <uint16_t>(1 << c)
+                seg[c] = <uint8_t>r
+                seg[16 + last] = <uint8_t>c
+                last = c
 
 
 cdef inline void _slide(uint8_t* a, const uint8_t* mp) noexcept nogil:
@@ -278,13 +296,18 @@ cdef inline void _slide(uint8_t* a, const uint8_t* mp) noexcept nogil:
 
 
 cdef inline void canon_ranks(PState* s, const uint8_t* seg) noexcept nogil:
-    """The ranks in play slid onto the lowest ranks of their runs, and a pile run that cannot
-    reach four counted as one (see "Merged positions")."""
     cdef uint8_t mp[16]
+    canon_map(s, seg, mp)
+
+
+cdef inline void canon_map(PState* s, const uint8_t* seg, uint8_t* mp) noexcept nogil:
+    """The ranks in play slid onto the lowest ranks of their classes, and a pile run that
+    cannot reach four counted as one (see "Merged positions"); mp[r]: where rank r went.
+    seg NULL: nothing changes (mp the identity)."""
     cdef uint8_t liv[16]
     cdef uint64_t w[2]
     cdef uint64_t t[2]
-    cdef int r, p, i, lo = -1, nxt = 0
+    cdef int r, p, i, slot, m
     cdef bint moved = False
     cdef uint8_t live
     # which ranks are in play: the count arrays OR-ed eight bytes at a time
@@ -300,16 +323,21 @@ cdef inline void canon_ranks(PState* s, const uint8_t* seg) noexcept nogil:
         w[0] |= t[0]
         w[1] |= t[1]
     memcpy(liv, w, 16)
-    for r in range(2, 16):
-        if seg[r] != lo:
-            lo = seg[r]
-            nxt = lo
+    for r in range(16):
         mp[r] = <uint8_t>r
-        if liv[r]:
-            if nxt != r:
-                mp[r] = <uint8_t>nxt
-                moved = True
-            nxt += 1
+    if seg == NULL:
+        return
+    for r in range(2, 16):
+        if seg[r] != r:
+            continue
+        slot = m = r                # a class, by its lowest rank: its ranks in play onto
+        while m:                    # its lowest ranks, in order
+            if liv[m]:
+                if slot != m:
+                    mp[m] = <uint8_t>slot
+                    moved = True
+                slot = seg[16 + slot]
+            m = seg[16 + m]
     if s.run > 1 and not (s.r.flags & RF_LENIENT_BLIND):
         live = s.pool[s.top]
         for p in range(s.n):
@@ -335,10 +363,11 @@ cdef inline void canon_ranks(PState* s, const uint8_t* seg) noexcept nogil:
 cdef int key_mask_of(const PState* root, uint64_t* mask, const uint8_t* seg) noexcept nogil:
     """The mask of every packed bit a position below `root` can set (see "Compact keys");
     returns the words of pack_state. With seg (merged positions) the bounds are those of
-    canonical keys: canon_ranks moves a rank in play onto a slot of its run no higher than
-    its own place among the run's ranks in play at the root."""
+    canonical keys: canon_map moves a rank in play onto a slot of its class no higher than
+    its own place among the class's ranks in play at the root."""
     cdef PState m
-    cdef int p, r, q, nr = root.r.nranks, alive_total = 0
+    cdef int p, r, i, nr = root.r.nranks, alive_total = 0
+    cdef bint free_slot
     cdef int alive[16]
     cdef int upb[MAXP][16]
     cdef int poolb[16]
@@ -353,8 +382,8 @@ cdef int key_mask_of(const PState* root, uint64_t* mask, const uint8_t* seg) noe
             upb[p][r] = root.pl[p].up[r]
         alive_total += alive[r]
     if seg != NULL:
-        # The keys are canonical (the root's too): the i-th slot of a run holds the i-th
-        # rank in play of the run or a later one, never a slot past the root's ranks in play
+        # The keys are canonical (the root's too): the i-th slot of a class holds its i-th
+        # rank in play or a later one, never a slot past the root's ranks in play
         for r in range(15, 1, -1):
             lv[r] = alive[r]
             pv[r] = poolb[r]
@@ -367,15 +396,17 @@ cdef int key_mask_of(const PState* root, uint64_t* mask, const uint8_t* seg) noe
         for r in range(2, 16):
             if not lv[r]:
                 continue
-            q = seg[r]
-            while alive[q]:             # the next free slot of the run
-                q += 1
-            # slots q and below may all receive rank r
-            for i in range(seg[r], q + 1):
+            # r may land on any slot of its class up to the first one free so far
+            i = seg[r]
+            while True:
+                free_slot = alive[i] == 0
                 alive[i] = alive[i] if alive[i] > lv[r] else lv[r]
                 poolb[i] = poolb[i] if poolb[i] > pv[r] else pv[r]
                 for p in range(root.n):
                     upb[p][i] = upb[p][i] if upb[p][i] > uv[p][r] else uv[p][r]
+                if free_slot:
+                    break
+                i = seg[16 + i]
     memset(&m, 0, sizeof(PState))
     m.r = root.r
     m.n = root.n
@@ -493,7 +524,7 @@ ctypedef struct ExpandCtx:
     const uint64_t* hhash
     const uint64_t* hbits      # 4096-bit filter of hhash: most children skip the scan
     int nhk
-    const uint8_t* seg         # rank runs for canon_ranks, NULL: positions are not merged
+    const uint8_t* seg         # rank classes for canon_ranks, NULL: positions are not merged
     int64_t a, b               # parents [a, b) of this chunk
     ExpandBuf* bufs            # one per thread
 
@@ -828,7 +859,7 @@ cdef class ExactGraph:
     cdef uint64_t* hhash
     cdef uint64_t hbits[64]
     cdef int nhk
-    cdef uint8_t seg[16]        # rank_segments of the rules (merged positions)
+    cdef uint8_t seg[32]        # rank_segments of the rules (merged positions)
     cdef public bint merge      # merge positions that differ by burned ranks only
     cdef bint canon             # the keys are canonical (merge, and no game history)
 
@@ -1574,15 +1605,41 @@ cdef class ExactGraph:
         gv_node_vec(&self.g, 0, vec)
         return [vec[j] for j in range(self.g.n)]
 
+    cdef int _real_edges(self, const PState* s, int64_t u, CMove* moves, int* eidx,
+                         uint8_t* mp) except -1:
+        """The moves of s, a position node u stands for, in its legal-move order, and for
+        each the offset of its edge: the node's edges are in the legal-move order of its
+        canonical position, whose ranks are s's mapped by mp (filled here)."""
+        cdef PState c
+        cdef CMove cm[MAX_MOVES]
+        cdef int nm = gen_moves(s, moves), j, e, r
+        copy_state(&c, s)
+        canon_map(&c, self.seg if self.canon else NULL, mp)
+        if gen_moves(&c, cm) != nm or nm != self.g.estart[u + 1] - self.g.estart[u]:
+            raise AssertionError(f"node {u}: {nm} moves, "
+                                 f"{self.g.estart[u + 1] - self.g.estart[u]} edges")
+        for j in range(nm):
+            r = mp[moves[j].rank] if moves[j].rank else 0
+            e = 0
+            while e < nm and not (cm[e].kind == moves[j].kind and cm[e].rank == r
+                                  and cm[e].count == moves[j].count):
+                e += 1
+            if e == nm:
+                raise AssertionError(f"node {u}: move {_move_obj(moves[j])} has no edge")
+            eidx[j] = e
+        return nm
+
     def root_moves(self):
         """[(Move, [loss per player])] in the legal-move order of the root."""
         cdef CMove moves[MAX_MOVES]
-        cdef int nm = gen_moves(&self.root, moves), j
+        cdef int eidx[MAX_MOVES]
+        cdef uint8_t mp[16]
+        cdef int nm = self._real_edges(&self.root, 0, moves, eidx, mp), j
         cdef int64_t e
         cdef double vec[MAXP]
         out = []
         for j in range(nm):
-            e = self.g.estart[0] + j
+            e = self.g.estart[0] + eidx[j]
             gv_edge_value(&self.g, self.g.etgt[e], vec)
             out.append((_move_obj(moves[j]), [vec[i] for i in range(self.g.n)]))
         return out
@@ -1666,19 +1723,21 @@ cdef class ExactGraph:
         from it, replacing those known before."""
         cdef CState src = self._state_of(u) if state is None else state, c
         cdef CMove moves[MAX_MOVES]
+        cdef int eidx[MAX_MOVES]
+        cdef uint8_t mp[16]
         cdef PState d, after
-        cdef int nm = gen_moves(&src.s, moves), j, k, o, code, i, n = self.g.n
+        cdef int nm, j, k, o, oc, code, i, n = self.g.n
         cdef int ranks[16]
         cdef int weights[16]
+        cdef int cranks[16]
         cdef int64_t e, f, oo
         cdef int32_t t, g
         if self._known is None:
             self._known = {}
-        if nm != self.g.estart[u + 1] - self.g.estart[u]:
-            raise AssertionError(f"node {u}: {nm} moves, {self.g.estart[u + 1] - self.g.estart[u]} edges")
+        nm = self._real_edges(&src.s, u, moves, eidx, mp)
         out = []
         for j in range(nm):
-            e = self.g.estart[u] + j
+            e = self.g.estart[u] + eidx[j]
             t = self.g.etgt[e]
             copy_state(&after, &src.s)
             apply_move(&after, moves[j])
@@ -1688,12 +1747,22 @@ cdef class ExactGraph:
             else:
                 f = -FLIP_BASE - t
                 k = chance_outcomes(&after, ranks, weights)
+                if k != self.g.fstart[f + 1] - self.g.fstart[f]:
+                    raise AssertionError(f"node {u}: {k} outcomes of a flip, "
+                                         f"{self.g.fstart[f + 1] - self.g.fstart[f]} stored")
                 tot = sum(self.g.ow[oo] for oo in range(self.g.fstart[f], self.g.fstart[f + 1]))
+                # the stored outcomes are in the order of the canonical ranks (mp)
                 for o in range(k):
-                    g = self.g.otgt[self.g.fstart[f] + o]
+                    cranks[o] = mp[ranks[o]]
+                for o in range(k):
+                    oc = 0
+                    for i in range(k):
+                        if cranks[i] < cranks[o]:
+                            oc += 1
+                    g = self.g.otgt[self.g.fstart[f] + oc]
                     copy_state(&d, &after)
                     apply_chance(&d, ranks[o])
-                    outs.append((self.g.ow[self.g.fstart[f] + o] / <double>tot,
+                    outs.append((self.g.ow[self.g.fstart[f] + oc] / <double>tot,
                                  self._target_obj(g, &d, state is not None)))
             out.append((_move_obj(moves[j]), outs))
         return out

@@ -16,7 +16,7 @@ from palace_solver import _engine as eng
 from palace_solver.game.rules import Rules
 from palace_solver.solve.exact import ExactSolver
 
-SIZE = dict(hand=(0, 2), face_up=(0, 2), face_down=(0, 1), pile=(0, 3))
+SIZE = dict(hand=(0, 2), face_up=(0, 2), face_down=(0, 2), pile=(0, 3))
 
 
 def _solved(s, merge):
