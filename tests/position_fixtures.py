@@ -1,4 +1,4 @@
-"""Positions shared by the position and `palace show` tests."""
+"""Positions shared by the position, `palace show`, `palace analyze` and web tests."""
 from pathlib import Path
 
 #: The public two-player examples with their exact values (a copy of the project's shared
@@ -15,3 +15,10 @@ GOOD = {"rules": "standard", "players": [
     "to_move": 0}
 GOOD_TEXT = ("standard | me: 3 7 7 / A 10 / 3 ; bob: K K ?3 / 2 / 3 | pile 5 6 6 "
              "| burned 10 4 4 4 4 | draw 27 | to_move 0")
+
+#: A draw-phase position where the mover may pick up the pile, and the position that the
+#: pickup leads to: given as the game's history, it makes the pickup a draw.
+BEFORE_PICKUP = ("standard | 6 7 9 / 10 K K / 3 ; 4 5 ?1 / 6 J Q / 3 | pile 3 | draw 33 "
+                 "| to_move 0 | perspective 0")
+AFTER_PICKUP = ("standard | 3 6 7 9 / 10 K K / 3 ; 4 5 ?1 / 6 J Q / 3 | pile - | draw 33 "
+                "| to_move 1 | perspective 0")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+from position_fixtures import AFTER_PICKUP, BEFORE_PICKUP
 from test_show_cli import palace_script
 
 from palace_solver.game.position import load_position, to_text
@@ -234,14 +235,6 @@ def test_bench_quick_on_a_subset(tmp_path):
     nodes = int(row.split()[2].replace(",", ""))
     assert nodes == reference(ENDGAME).stats["nodes"]
     assert not math.isnan(float(row.split()[1]))
-
-
-#: A draw-phase position where the mover may pick up the pile, and the position that the
-#: pickup leads to, given as the game's history in the test below.
-BEFORE_PICKUP = ("standard | 6 7 9 / 10 K K / 3 ; 4 5 ?1 / 6 J Q / 3 | pile 3 | draw 33 "
-                 "| to_move 0 | perspective 0")
-AFTER_PICKUP = ("standard | 3 6 7 9 / 10 K K / 3 ; 4 5 ?1 / 6 J Q / 3 | pile - | draw 33 "
-                "| to_move 1 | perspective 0")
 
 
 def test_history_makes_a_move_back_to_an_earlier_position_a_draw(tmp_path):

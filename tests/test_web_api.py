@@ -20,6 +20,7 @@ pytest.importorskip("httpx2")
 
 from palace_solver.cli.main import cli
 from starlette.testclient import TestClient
+from position_fixtures import AFTER_PICKUP, BEFORE_PICKUP
 from webutil import Server, strip_timing
 
 from palace_solver.live.session import Session
@@ -82,6 +83,20 @@ def test_analyze_takes_the_json_form_too(server):
     assert strip_timing(got) == strip_timing(cli_json(SAMPLED, "--samples", "5", "--seed", "9"))
 
 
+def test_analyze_takes_the_games_history(server, tmp_path):
+    hist = tmp_path / "earlier.txt"
+    hist.write_text(AFTER_PICKUP + "\n")
+    body = {"position": BEFORE_PICKUP, "samples": 16, "history": [AFTER_PICKUP]}
+    status, got = server.request("/api/analyze", body)
+    assert status == 200, got
+    want = cli_json(BEFORE_PICKUP, "--samples", "16", "--history", str(hist))
+    assert strip_timing(got) == strip_timing(want)
+    loss = {m["move"]: m["loss_probability"] for m in got["moves"]}
+    assert loss["pickup"] == [0.5, 0.5] and got["stats"]["history"] == 1
+    status, plain = server.request("/api/analyze", dict(body, history=[]))
+    assert status == 200 and plain["stats"]["history"] == 0
+
+
 @pytest.mark.parametrize("body, needle", [
     ({}, 'missing "position"'),
     ({"position": "standard | me: 7 7 7 7 7 / - / 1 ; bob: K / - / 1 | to_move 0"},
@@ -96,6 +111,9 @@ def test_analyze_takes_the_json_form_too(server):
     ({"position": ENDGAME, "colour": 1}, "unknown key 'colour'"),
     ({"position": ENDGAME, "time": 1000}, "over the server's limit"),
     ({"position": SAMPLED, "method": "exact"}, "not an exact-mode position"),
+    ({"position": ENDGAME, "history": ENDGAME}, '"history" must be a list'),
+    ({"position": ENDGAME, "history": [ENDGAME, "standard | nonsense"]},
+     "history[1]: invalid position"),
 ])
 def test_bad_input_is_400_with_one_line(server, body, needle):
     status, got = server.request("/api/analyze", body)

@@ -6,8 +6,9 @@ Endpoints (the README lists them with examples):
 - ``GET /api/info``: version, variants, whether the server listens beyond this machine.
 - ``POST /api/position``: read and validate a position (JSON or text form): its canonical
   JSON and text, or 400 with the error and where it is.
-- ``POST /api/analyze``: ``{"position", "time", "samples", "seed", "method", "depth"}`` to
-  the analysis JSON of ``palace analyze --json`` with the same options; 400
+- ``POST /api/analyze``: ``{"position", "time", "samples", "seed", "method", "depth",
+  "history"}`` to the analysis JSON of ``palace analyze --json`` with the same options
+  (``history``: the game's earlier positions, as ``--history`` reads them); 400
   ``{"error": ...}`` for invalid input.
 - ``POST /api/analyze/stream``: the same, as lines of JSON: progress, then the result.
 - ``POST /api/board``: a position and a line of steps to the current node (legal moves,
@@ -126,8 +127,33 @@ async def api_position(request: Request) -> Response:
 
 # -- analysis --------------------------------------------------------------------------------
 
+#: The most earlier positions a request may give (a game has a few hundred decisions).
+MAX_HISTORY = 4096
+
+
+def load_history(value) -> list[dict]:
+    """The ``history`` value of a request: a list of positions, each as ``position`` is
+    read; returned as their JSON (the analysis runs in another process).
+
+    :raises ApiError: 400 naming the entry at fault.
+    """
+    if not isinstance(value, list):
+        raise ApiError(400, '"history" must be a list of positions (JSON objects or strings)')
+    if len(value) > MAX_HISTORY:
+        raise ApiError(400, f'"history" holds {len(value)} positions, at most {MAX_HISTORY}')
+    out = []
+    for i, v in enumerate(value):
+        try:
+            out.append(load(v).to_json())
+        except ApiError as e:
+            raise ApiError(400, f"history[{i}]: {e.message}") from None
+    return out
+
+
 def _parse_analyze(obj: dict, runner: Runner) -> tuple[dict, dict]:
     options = analyze_options(obj)
+    if obj.get("history") is not None:
+        options["history"] = load_history(obj["history"])
     pos = load(obj.get("position"))
     t = options.get("time_budget")
     if t is not None and t > runner.max_seconds:

@@ -12,7 +12,7 @@ __all__ = ["ANALYZE_KEYS", "METHODS", "ApiError", "analyze_options", "error_resp
 
 #: ``method`` values of ``POST /api/analyze`` (those of ``palace analyze --method``).
 METHODS = ("auto", "exact", "sampled", "ismcts")
-ANALYZE_KEYS = ("position", "time", "samples", "seed", "method", "depth")
+ANALYZE_KEYS = ("position", "time", "samples", "seed", "method", "depth", "history")
 
 
 class ApiError(Exception):
@@ -45,7 +45,8 @@ async def read_json(request: Request) -> dict:
 
 def analyze_options(obj: dict) -> dict:
     """The keyword arguments of :func:`palace_solver.analysis.analyze` from a request, as
-    ``palace analyze`` reads its options.
+    ``palace analyze`` reads its options (``position`` and ``history`` are read by the
+    endpoint).
 
     :raises ApiError: 400 for an unknown key or a bad value.
     """

@@ -86,6 +86,8 @@ def _child(conn, kind: str, payload: dict, options: dict, limit: float,
             conn.send(("done", session.hint(options["time_budget"], seed=options["seed"])))
             return
         pos = Position.from_json(payload)
+        if options.get("history") is not None:
+            options = dict(options, history=[Position.from_json(h) for h in options["history"]])
         a = analyze(pos, progress=progress, jobs=1, **options)
         conn.send(("done", a.to_json()))
     except ValueError as e:   # InvalidPositionError, NotExactError, bad options
