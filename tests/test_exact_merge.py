@@ -13,8 +13,10 @@ import random
 from exact_gen import random_exact_state, random_rules
 
 from palace_solver import _engine as eng
+from palace_solver.game.cards import rank_name
 from palace_solver.game.rules import Rules
 from palace_solver.solve.exact import ExactSolver
+from palace_solver.solve.line import line_from_graph
 
 SIZE = dict(hand=(0, 2), face_up=(0, 2), face_down=(0, 2), pile=(0, 3))
 
@@ -61,10 +63,12 @@ def _walk_every_position(g, s, ref):
     return len(seen)
 
 
-def test_every_position_has_the_value_of_the_node_that_stands_for_it():
-    rng = random.Random(11)
+def _merged_cases(seed, k):
+    """k random positions (random variants) whose merged graph has fewer nodes than the
+    flat one, with that graph; the root's answer is checked against the flat graph's."""
+    rng = random.Random(seed)
     merged = tries = 0
-    while merged < 20:
+    while merged < k:
         tries += 1
         assert tries < 2000, f"only {merged} positions with merged nodes"
         n = rng.choice((2, 2, 3))
@@ -81,10 +85,44 @@ def test_every_position_has_the_value_of_the_node_that_stands_for_it():
             continue
         assert g.node_count() < flat.node_count()
         merged += 1
+        yield s, g
+
+
+def test_every_position_has_the_value_of_the_node_that_stands_for_it():
+    for s, g in _merged_cases(11, 20):
         ref = ExactSolver(s)
         ref.solve()
         # and the walk met every position of the reference solver's graph
         assert _walk_every_position(g, s, ref) == len(ref.states)
+
+
+def _replay(line, here):
+    for node in line:
+        assert node.move in [str(m) for m in here.legal_moves()]
+        after = here.clone()
+        after.apply(node.move)
+        outcomes = after.chance_outcomes() if after.is_chance() else []
+        if not node.branches:
+            assert len(outcomes) <= 1      # a flip that can turn up one rank only
+            if outcomes:
+                after.apply(outcomes[0][0])
+            here = after
+            continue
+        assert len(node.branches) == len(outcomes)
+        for (label, p, sub), (rank, w) in zip(node.branches, outcomes):
+            assert label.startswith(f"turns up {rank_name(rank)}") and p == float(w)
+            c = after.clone()
+            c.apply(rank)
+            _replay(sub, c)
+
+
+def test_the_best_line_is_played_from_the_position_itself():
+    # a merged node's moves are those of the line's own position, not of another it
+    # stands for
+    for s, g in _merged_cases(12, 10):
+        line = line_from_graph(g, max_plies=40, max_nodes=400)
+        assert line
+        _replay(line, eng.CState.from_state(s))
 
 
 def test_a_game_history_turns_merging_off():

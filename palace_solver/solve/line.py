@@ -65,16 +65,7 @@ def line_from_graph(graph, max_plies: int = 12, max_nodes: int = 200) -> list[Li
             node = LineNode(mover, str(m), v)
             out.append(node)
             plies -= 1
-            after = here.clone()
-            after.apply(m)
-            if not after.is_chance():
-                nxt = [after]
-            else:
-                nxt = []
-                for rank, _ in after.chance_outcomes():
-                    c = after.clone()
-                    c.apply(rank)
-                    nxt.append((rank, c))
+            nxt = _successors(here, m)
             if len(outs) > 1:
                 for (p, t), (rank, c) in zip(outs, nxt):
                     label = f"turns up {rank_name(rank)}"
@@ -89,10 +80,24 @@ def line_from_graph(graph, max_plies: int = 12, max_nodes: int = 200) -> list[Li
             if isinstance(t, tuple):
                 node.note = "game over"
                 return out
-            u, here = t, nxt[0] if not after.is_chance() else nxt[0][1]
+            u, here = t, nxt[0][1]
         return out
 
     return walk(0, graph.node_cstate(0), max_plies, frozenset())
+
+
+def _successors(state, move):
+    """[(rank turned up or None, position)] after ``move``, in chance-outcome order."""
+    after = state.clone()
+    after.apply(move)
+    if not after.is_chance():
+        return [(None, after)]
+    out = []
+    for rank, _ in after.chance_outcomes():
+        c = after.clone()
+        c.apply(rank)
+        out.append((rank, c))
+    return out
 
 
 def format_line(line: list[LineNode], names: list[str], indent: str = "") -> str:
