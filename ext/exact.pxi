@@ -49,10 +49,13 @@
 # pool or the pile) onto the lowest ranks of their class, in order. Two positions that differ
 # only by which ranks of a class were burned get one key: the relabelling maps legal moves
 # to legal moves and chance outcomes to outcomes of the same weight, so the game from both
-# is the same game and their values are equal. A node's edges are in the legal-move order of
-# its canonical position (its flip outcomes in the order of the canonical ranks), which is not
+# is the same game and their values are equal (but for rounding: a flip's outcomes are summed
+# in the order of the canonical ranks). A node's edges are in the legal-move order of its
+# canonical position (its flip outcomes in the order of the canonical ranks), which is not
 # always that of a position it stands for: root_moves and node_edges map each move of the
-# real position to its edge (_real_edges). canon_map also counts a run on the pile that can
+# real position to its edge (_real_edges). With three players in or more, a mover's tie is
+# broken in legal-move order and the choice changes the others' losses, so there the classes
+# are runs of consecutive ranks (3-9 and J-A apart), whose relabelling keeps every order. canon_map also counts a run on the pile that can
 # no longer reach four (too few cards of its rank left to play on it, or no four-burn) as a
 # run of one: it burns nothing either way. Off with a game history: a position like a
 # history position is not a repetition.
@@ -264,9 +267,10 @@ cdef bint _class_ok(const PRules* R, uint16_t cls, int hi) noexcept nogil:
     return True
 
 
-cdef void rank_segments(const PRules* R, uint8_t* seg) noexcept nogil:
+cdef void rank_segments(const PRules* R, uint8_t* seg, bint runs) noexcept nogil:
     """The classes of interchangeable ranks (see "Merged positions"): seg[r] is the lowest
-    rank of r's class, seg[16 + r] the next rank of the class after r (0: none)."""
+    rank of r's class, seg[16 + r] the next rank of the class after r (0: none). ``runs``:
+    classes of consecutive ranks only, so that relabelling keeps the legal-move order."""
     cdef int r, c, last, hi = 2 + R.nranks
     cdef uint16_t cls
     memset(seg, 0, 32)
@@ -279,6 +283,8 @@ cdef void rank_segments(const PRules* R, uint8_t* seg) noexcept nogil:
         cls = <uint16_t>(1 << r)
         last = r
         for c in range(r + 1, hi):
+            if runs and c != last + 1:
+                break
             if seg[c] == 0 and _class_ok(R, cls | <uint16_t>(1 << c), hi):
                 cls |= <uint16_t>(1 << c)
                 seg[c] = <uint8_t>r
@@ -910,7 +916,10 @@ cdef class ExactGraph:
         self.par_min_build = PAR_MIN_BUILD
         self.hw = HAVE_BMI2 and bmi2
         self.merge = merge
-        rank_segments(&self.root.r, self.seg)
+        # Three players in or more: a mover's tie between moves is broken in legal-move
+        # order and decides the others' losses, so the relabelling must keep that order.
+        rank_segments(&self.root.r, self.seg,
+                      root.s.n - popcount16(root.s.out_mask) > 2)
         self._set_mask(merge)
         self.mapcap = 1 << 12
         self.slots = <uint64_t*>calloc(self.mapcap, 8)
