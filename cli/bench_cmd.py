@@ -57,9 +57,9 @@ def bench(suite, budgets, exact_budget, plain_seconds, hash_mb, thread_counts, b
           limit, quick, as_json):
     """Benchmark the search on a suite of positions: time to the exact value (the graph
     solver with each thread count and, side by side, without merged positions and the first
-    one: positions a second of build and solve, bytes a position), depth reached within each budget, nodes, nodes/s,
-    table hit rate, memory, and the ratio against a plain expectiminimax (no table, no
-    pruning) at equal depth, all in one run."""
+    one: positions a second of build and solve, bytes a position), depth reached within
+    each budget, nodes, nodes/s, table hit rate, memory, and the ratio against a plain
+    expectiminimax (no table, no pruning) at equal depth, all in one run."""
     from palace_solver.solve.bench import load_suite, run_suite, summary
 
     if quick:

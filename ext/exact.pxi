@@ -316,6 +316,10 @@ cdef inline void canon_map(PState* s, const uint8_t* seg, uint8_t* mp) noexcept 
     cdef int r, p, i, slot, m
     cdef bint moved = False
     cdef uint8_t live
+    for r in range(16):
+        mp[r] = <uint8_t>r
+    if seg == NULL:
+        return
     # which ranks are in play: the count arrays OR-ed eight bytes at a time
     memcpy(w, s.pile, 16)
     memcpy(t, s.pool, 16)
@@ -329,10 +333,6 @@ cdef inline void canon_map(PState* s, const uint8_t* seg, uint8_t* mp) noexcept 
         w[0] |= t[0]
         w[1] |= t[1]
     memcpy(liv, w, 16)
-    for r in range(16):
-        mp[r] = <uint8_t>r
-    if seg == NULL:
-        return
     for r in range(2, 16):
         if seg[r] != r:
             continue
@@ -390,7 +390,7 @@ cdef int key_mask_of(const PState* root, uint64_t* mask, const uint8_t* seg) noe
     if seg != NULL:
         # The keys are canonical (the root's too): the i-th slot of a class holds its i-th
         # rank in play or a later one, never a slot past the root's ranks in play
-        for r in range(15, 1, -1):
+        for r in range(2, 16):
             lv[r] = alive[r]
             pv[r] = poolb[r]
             for p in range(root.n):
@@ -1257,8 +1257,6 @@ cdef class ExactGraph:
                 pass
             elif self.N > max_nodes:
                 self.stop_reason = "nodes"
-            elif max_bytes > 0 and self._build_bytes() > max_bytes:
-                self.stop_reason = "memory"
             elif seconds > 0:
                 el = time.perf_counter() - t0
                 if el > seconds:

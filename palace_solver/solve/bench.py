@@ -224,12 +224,13 @@ def summary(rows, limits=(10.0, 60.0)) -> dict:
             res["compare"]["cpu_speedup"] = {
                 k: round(tot["before"]["cpu_seconds"] / t["cpu_seconds"], 2)
                 for k, t in tot.items() if k != "before"}
-        flat = [k for k in tot if k.startswith("flat_")]
-        if flat and "after" + flat[0][4:] in tot:
-            f, m = tot[flat[0]], tot["after" + flat[0][4:]]
+        flat = next((k for k in tot if k.startswith("flat_")), None)
+        threads = flat and flat.split("_")[1]
+        if flat and f"after_{threads}" in tot:
+            f, m = tot[flat], tot[f"after_{threads}"]
             # the same positions of the game: flat counts each, merged fewer nodes
             res["compare"]["merged"] = {
-                "threads": int(flat[0][5:]), "positions": f["positions"],
+                "threads": int(threads), "positions": f["positions"],
                 "merged_nodes": m["positions"],
                 "node_ratio": round(f["positions"] / m["positions"], 3),
                 "speedup": round(f["seconds"] / m["seconds"], 3) if m["seconds"] else None,
