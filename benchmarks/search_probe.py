@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Probe: can a depth-first alpha-beta search prove a two-player exact value with far fewer
+positions than the whole graph? A research measurement, not a solver of the package.
+
+Why ask. The 3+3+3 suite positions have graphs of more than 400 M merged positions
+(``graph_census.py``); two cores build and solve about 140 M in 60 s. Only a method that
+visits a fraction of the graph can be exact within 60 s, and with two players the reported
+loss is zero-sum (RULES.md: the two figures sum to 1), so alpha-beta applies.
+
+The search (pure Python, on :class:`State`; values are player 0's loss, player 1
+maximises it):
+
+- Decision nodes: fail-soft alpha-beta, the table's best move first.
+- Flips: Star1 (each outcome's window from the bounds 0 and 1 of the rest).
+- Cycles: a position already on the current path scores 1/2 (the draw). Inside a layer
+  (RULES.md's repetition rule, ``solve/exact.py``) the game is deterministic; for the
+  search of the root with an empty path, a tree whose repetition leaves score 1/2 and
+  whose other leaves carry the graph values has the root's graph value (the attractor
+  strategy of a side above 1/2 never repeats a position; a side held to 1/2 has a strategy
+  that keeps every leaf at 1/2 or better for it).
+- The table keeps only what is independent of the path (graph-history interaction):
+  a result whose repetition leaves all point at the node itself or below it; besides, a
+  lower bound above 1/2 (a strategy that stays above 1/2 meets no repetition leaf) and an
+  upper bound below 1/2, whatever the path.
+
+What it measures, per position: the probe's value against the compiled exact solver's
+(to 1e-9), the positions it searched and those it could not keep (path-dependent), against
+the merged graph's positions.
+
+    python benchmarks/search_probe.py --random 60 --seed 5 --limit 300000
+    python benchmarks/search_probe.py --suite 2p-h2u2d2-0 --limit 3000000 --json out.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import random
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+INF = 1 << 30
+
+
+class OverLimit(Exception):
+    pass
+
+
+class Probe:
+    def __init__(self, limit: int):
+        self.table: dict = {}      # key -> (lower, upper) of the graph value
+        self.best: dict = {}       # key -> the move that decided last time
+        self.path: dict = {}       # key -> depth, positions on the current line
+        self.limit = limit
+        self.nodes = 0
+        self.path_dependent = 0
+
+    def value(self, s, a: float, b: float, d: int) -> tuple[float, int]:
+        """(value or bound, shallowest path depth a repetition leaf below pointed at)."""
+        if s.is_terminal():
+            return float(s.result()[0]), INF
+        if s.is_chance():
+            return self._flip(s, a, b, d)
+        k = s.key()
+        if k in self.path:
+            return 0.5, self.path[k]
+        return self._decide(s, k, a, b, d)
+
+    def _flip(self, s, a, b, d):
+        known, rest, dep = 0.0, 1.0, INF
+        for r, p in s.chance_outcomes():
+            p = float(p)
+            rest -= p
+            c = s.clone()
+            c.apply(r)
+            v, dd = self.value(c, max(0.0, (a - known - rest) / p), min(1.0, (b - known) / p),
+                               d + 1)
+            dep = min(dep, dd)
+            known += p * v
+            if known >= b:
+                return known, dep
+            if known + rest <= a:
+                return known + rest, dep
+        return known, dep
+
+    def _decide(self, s, k, a, b, d):
+        self.nodes += 1
+        if self.nodes > self.limit:
+            raise OverLimit
+        lo, hi = self.table.get(k, (0.0, 1.0))
+        if lo >= b or lo == hi:
+            return lo, INF
+        if hi <= a:
+            return hi, INF
+        a, b = max(a, lo), min(b, hi)
+        a0, b0 = a, b
+        self.path[k] = d
+        maxi = s.to_move == 1
+        moves = s.legal_moves()
+        first = self.best.get(k)
+        if first in moves:
+            moves.remove(first)
+            moves.insert(0, first)
+        best, arg, dep = (-1.0 if maxi else 2.0), None, INF
+        for m in moves:
+            c = s.clone()
+            c.apply(m)
+            v, dd = self.value(c, a, b, d + 1)
+            dep = min(dep, dd)
+            if (v > best) if maxi else (v < best):
+                best, arg = v, m
+            if maxi:
+                a = max(a, v)
+            else:
+                b = min(b, v)
+            if a >= b:
+                break
+        del self.path[k]
+        if dep >= d:
+            if best <= a0:
+                hi = min(hi, best)
+            elif best >= b0:
+                lo = max(lo, best)
+            else:
+                lo = hi = best
+        else:
+            self.path_dependent += 1
+            if best > 0.5 and best > a0:
+                lo = max(lo, best)
+            elif best < 0.5 and best < b0:
+                hi = min(hi, best)
+            else:
+                return best, dep
+        self.table[k] = (lo, hi)
+        self.best[k] = arg
+        return best, dep
+
+
+def probe_row(name, state, limit, graph_cap):
+    from palace_solver.solve.compiled import solve_compiled
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 200_000))
+    row = {"name": name}
+    an = solve_compiled(state, max_nodes=graph_cap, threads=2)
+    exact = an.method == "exact"
+    row["graph_positions"] = an.stats.get("nodes") if exact else None
+    row["exact"] = float(an.loss[0]) if exact else None
+    p = Probe(limit)
+    t0 = time.perf_counter()
+    try:
+        v, _ = p.value(state, 0.0, 1.0, 0)
+        row["probe"] = v
+    except OverLimit:
+        row["probe"] = None
+    row.update(searched=p.nodes if p.nodes <= limit else None, path_dependent=p.path_dependent,
+               seconds=round(time.perf_counter() - t0, 2))
+    row["agrees"] = (None if row["probe"] is None or row["exact"] is None
+                     else abs(row["probe"] - row["exact"]) < 1e-9)
+    return row
+
+
+def main(argv=None) -> int:
+    from exact_gen import random_exact_state
+
+    from palace_solver.game.rules import Rules
+    from palace_solver.solve.bench import load_suite
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--random", type=int, default=0, help="Random two-player positions.")
+    ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--suite", nargs="*", default=None, help="Bench-suite names (none: all).")
+    ap.add_argument("--limit", type=int, default=300_000, help="Searched positions, at most.")
+    ap.add_argument("--graph-cap", type=int, default=60_000_000,
+                    help="Compiled graph positions, at most (the reference value).")
+    ap.add_argument("--json", metavar="FILE")
+    args = ap.parse_args(argv)
+    cases = []
+    if args.suite is not None:
+        suite = load_suite()
+        cases += [(n, p.to_state()) for n, p in suite if not args.suite or n in args.suite]
+    rng = random.Random(args.seed)
+    want = len(cases) + args.random
+    while len(cases) < want:
+        s = random_exact_state(rng, 2, Rules(), hand=(1, 3), face_up=(0, 2), face_down=(0, 1),
+                               pile=(0, 3))
+        if not (s.is_terminal() or s.is_chance()):
+            cases.append((f"random-{len(cases)}", s))
+    rows = []
+    for name, s in cases:
+        row = probe_row(name, s, args.limit, args.graph_cap)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    done = [r for r in rows if r["probe"] is not None and r["graph_positions"]]
+    frac = [r for r in done if r["exact"] not in (0.0, 1.0)]
+    summary = {
+        "positions": len(rows), "limit": args.limit,
+        "disagree": sum(r["agrees"] is False for r in rows),
+        "proved": len(done), "over_limit": sum(r["probe"] is None for r in rows),
+        "searched_vs_graph_proved": (round(sum(r["searched"] for r in done)
+                                           / sum(r["graph_positions"] for r in done), 4)
+                                     if done else None),
+        "proved_fractional": len(frac),
+        "over_limit_fractional": sum(r["probe"] is None and r["exact"] not in (0.0, 1.0, None)
+                                     for r in rows),
+    }
+    print(json.dumps({"summary": summary}))
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps({"rows": rows, "summary": summary},
+                                                      indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
