@@ -336,3 +336,29 @@ def test_a_hint_can_be_cancelled_from_another_thread():
     h = s.hint(60.0, cancel=stop)
     assert not h["ok"] and h["cancelled"] and "cancelled" in h["message"]
     assert s.events == ["bob 5"]
+
+
+def test_the_continuation_replies_with_the_games_history():
+    # bob's best reply to the pickup is the 9; had the position after that 9 come up
+    # earlier in the game, playing it again would be a draw, and the 10 is best instead.
+    # The hint's own move stays the pickup either way.
+    from palace_solver.analysis import analyze
+    from palace_solver.game.moves import Move
+    burned = ("2 2 2 2 3 3 3 3 4 4 4 4 5 5 5 5 6 6 6 7 7 7 7 8 8 8 9 9 9 10 10 10 J J J "
+              "Q Q Q K K K K A A A")
+    pos = from_text(f"standard | me: 6 J / - / 0 ; bob: 9 10 / - / 1 | pile 8 A "
+                    f"| burned {burned} | to_move 0")
+    after_nine = from_text(f"standard | me: 6 8 J A / - / 0 ; bob: 10 / - / 1 | pile 9 "
+                           f"| burned {burned} | to_move 0")
+    pickup = Move.parse("pickup")
+    assert analyze(pos).best_move == pickup
+    assert analyze(pos, history=[after_nine]).best_move == pickup
+
+    def first_reply(history):
+        cont = hints_mod.continuation(pos, pickup, deals=2, time_budget=5.0,
+                                      history=history)
+        assert cont["deals"] == 2
+        return [(e["player"], e["move"], e["count"]) for e in cont["plies"][0]]
+
+    assert first_reply(None) == [(1, "9", 2)]
+    assert first_reply([after_nine]) == [(1, "10", 2)]

@@ -200,13 +200,21 @@ def holding_odds(pos: Position) -> list[dict]:
 
 
 def continuation(pos: Position, move: Move, *, seed: int = 0, time_budget: float = 0.5,
-                 deals: int = CONTINUATION_DEALS, engine: str | None = None) -> dict:
+                 deals: int = CONTINUATION_DEALS, engine: str | None = None,
+                 history=None) -> dict:
     """The expected course after ``move``: in deal ``i`` (the deal of sample ``i`` of the
     sampled analysis) ``move`` is played, chance settled at random, and each next player
     replies with the best move of that deal (:func:`~palace_solver.analysis.analyze` of
     the deal seen whole), until the mover is to move again, the game ends or a player is
     out. Stops after ``deals`` deals or ``time_budget`` seconds (at least one deal); deals
     where ``move`` is not possible (a hidden hand without its cards) are skipped.
+
+    Each reply is analysed with the game's history, as the hint itself is: reaching an
+    earlier position again is a draw (RULES.md). The deal's own line (the deal before
+    ``move``, then each position of the continuation) is history for every later reply.
+    ``history`` (the game's earlier positions, seen from the hint's seat) joins it when
+    ``pos`` is in exact mode: every hand is known, so the replier sees those positions
+    whole too; with hidden hands they are the hint seat's view, not the deal's.
 
     Returns ``{"deals": k, "plies": [[{"player": seat, "move": text, "count": c,
     "share": c / k}, ...] most frequent first, one list per reply]}``.
@@ -217,6 +225,7 @@ def continuation(pos: Position, move: Move, *, seed: int = 0, time_budget: float
     # the depth-limited search, slower here (it clears a table each time).
     per_call = max(CALL_SECONDS, time_budget / max(1, deals * (pos.n - 1)))
     plies: list[Counter] = []
+    past = list(history or ()) if is_exact_mode(pos) else []
     k = 0
     for i in range(deals):
         if i and time.perf_counter() - t0 >= time_budget:
@@ -225,6 +234,7 @@ def continuation(pos: Position, move: Move, *, seed: int = 0, time_budget: float
         if move not in state.legal_moves():
             continue        # a hidden hand without the cards for it: another deal
         rng = random.Random(f"palace-live-continuation-{seed}-{i}")
+        line = past + [_whole(state, pos)]
         state.apply(move)
         _settle(state, rng)
         ply = 0
@@ -232,8 +242,10 @@ def continuation(pos: Position, move: Move, *, seed: int = 0, time_budget: float
                and state.to_move != mover):
             # The deal is seen whole; a draw pile is still hidden from everyone: one
             # sample of its order (the deal is already one sample of the hidden cards).
-            a = analyze(Position.from_state(state), time_budget=per_call, samples=1,
-                        seed=seed + i, engine=engine, hash_mb=CALL_HASH_MB)
+            here = _whole(state, pos)
+            a = analyze(here, time_budget=per_call, samples=1, seed=seed + i,
+                        engine=engine, hash_mb=CALL_HASH_MB, history=line)
+            line.append(here)
             if len(plies) <= ply:
                 plies.append(Counter())
             plies[ply][(state.to_move, str(a.best_move))] += 1
@@ -243,6 +255,15 @@ def continuation(pos: Position, move: Move, *, seed: int = 0, time_budget: float
         k += 1
     return {"deals": k, "plies": [[{"player": p, "move": m, "count": c, "share": c / k}
                                    for (p, m), c in ply.most_common()] for ply in plies]}
+
+
+def _whole(state, pos: Position) -> Position:
+    """A deal's position seen whole, with ``pos``'s seat names: the names are part of what
+    a history position must share with a position to be a repetition of it."""
+    out = Position.from_state(state)
+    for mine, theirs in zip(out.players, pos.players):
+        mine.name = theirs.name
+    return out
 
 
 def _settle(state, rng: random.Random) -> None:
@@ -374,7 +395,7 @@ def _position_job(pos_json, time_budget, seed, engine, history=()) -> dict:
     if a.moves:
         rest = max(0.05, time_budget - (time.perf_counter() - t0))
         out["continuation"] = continuation(pos, a.best_move, seed=seed, time_budget=rest,
-                                           engine=engine)
+                                           engine=engine, history=past)
     return out
 
 
