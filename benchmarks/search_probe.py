@@ -140,14 +140,18 @@ class Probe:
 
 
 def probe_row(name, state, limit, graph_cap):
-    from palace_solver.solve.compiled import solve_compiled
+    from palace_solver.solve.engine import _module
 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 200_000))
     row = {"name": name}
-    an = solve_compiled(state, max_nodes=graph_cap, threads=2)
-    exact = an.method == "exact"
-    row["graph_positions"] = an.stats.get("nodes") if exact else None
-    row["exact"] = float(an.loss[0]) if exact else None
+    # the graph alone, with no deepening after a cap: past it there is no exact value
+    eng = _module()
+    g = eng.ExactGraph(eng.CState.from_state(state), 2)
+    exact = g.build(graph_cap)
+    if exact:
+        g.solve()
+    row["graph_positions"] = g.stats()["nodes"] if exact else None
+    row["exact"] = float(g.root_value()[0]) if exact else None
     p = Probe(limit)
     t0 = time.perf_counter()
     try:
