@@ -29,6 +29,7 @@ the merged graph's positions.
 
     python benchmarks/search_probe.py --random 60 --seed 5 --limit 300000
     python benchmarks/search_probe.py --suite 2p-h2u2d2-0 --limit 3000000 --json out.json
+    python benchmarks/search_probe.py --suite --keep-all --limit 300000
 """
 from __future__ import annotations
 
@@ -50,7 +51,8 @@ class OverLimit(Exception):
 
 
 class Probe:
-    def __init__(self, limit: int):
+    def __init__(self, limit: int, keep_all: bool = False):
+        self.keep_all = keep_all   # unsound in general: a measurement of what caching costs
         self.table: dict = {}      # key -> (lower, upper) of the graph value
         self.best: dict = {}       # key -> the move that decided last time
         self.path: dict = {}       # key -> depth, positions on the current line
@@ -119,7 +121,7 @@ class Probe:
             if a >= b:
                 break
         del self.path[k]
-        if dep >= d:
+        if dep >= d or self.keep_all:
             if best <= a0:
                 hi = min(hi, best)
             elif best >= b0:
@@ -139,7 +141,7 @@ class Probe:
         return best, dep
 
 
-def probe_row(name, state, limit, graph_cap):
+def probe_row(name, state, limit, graph_cap, keep_all=False):
     from palace_solver.solve.engine import _module
 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 200_000))
@@ -152,7 +154,7 @@ def probe_row(name, state, limit, graph_cap):
         g.solve()
     row["graph_positions"] = g.stats()["nodes"] if exact else None
     row["exact"] = float(g.root_value()[0]) if exact else None
-    p = Probe(limit)
+    p = Probe(limit, keep_all)
     t0 = time.perf_counter()
     try:
         v, _ = p.value(state, 0.0, 1.0, 0)
@@ -179,6 +181,9 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=300_000, help="Searched positions, at most.")
     ap.add_argument("--graph-cap", type=int, default=60_000_000,
                     help="Compiled graph positions, at most (the reference value).")
+    ap.add_argument("--keep-all", action="store_true",
+                    help="Keep every result in the table, line-dependent or not (unsound in "
+                         "general): how much the sound rule costs.")
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args(argv)
     cases = []
@@ -194,13 +199,13 @@ def main(argv=None) -> int:
             cases.append((f"random-{len(cases)}", s))
     rows = []
     for name, s in cases:
-        row = probe_row(name, s, args.limit, args.graph_cap)
+        row = probe_row(name, s, args.limit, args.graph_cap, args.keep_all)
         rows.append(row)
         print(json.dumps(row), flush=True)
     done = [r for r in rows if r["probe"] is not None and r["graph_positions"]]
     frac = [r for r in done if r["exact"] not in (0.0, 1.0)]
     summary = {
-        "positions": len(rows), "limit": args.limit,
+        "positions": len(rows), "limit": args.limit, "keep_all": args.keep_all,
         "disagree": sum(r["agrees"] is False for r in rows),
         "proved": len(done), "over_limit": sum(r["probe"] is None for r in rows),
         "searched_vs_graph_proved": (round(sum(r["searched"] for r in done)
