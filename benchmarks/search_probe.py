@@ -141,7 +141,73 @@ class Probe:
         return best, dep
 
 
-def probe_row(name, state, limit, graph_cap, keep_all=False):
+def strategy_bounds(state, probe: Probe, graph_max: int) -> dict:
+    """Bounds from the probe's own choices: where one side plays the move the probe's table
+    names (searching from a position it never met), the other side's best answer, solved
+    exactly on that smaller graph by the Python reference solver, gives a bound on the
+    value (player 0 fixed: an upper bound on its loss; player 1 fixed: a lower bound). Equal
+    bounds prove the value whatever the probe's table got wrong."""
+    from fractions import Fraction
+
+    from palace_solver.solve.exact import ExactSolver
+
+    class OneSideFixed(ExactSolver):
+        def __init__(self, root, side):
+            super().__init__(root)
+            self.side = side
+
+        def build(self):
+            todo: list[int] = []
+            self._node(self.root.clone(), todo)
+            while todo:
+                u = todo.pop()
+                if len(self.states) > graph_max:
+                    raise OverLimit
+                s = self.states[u]
+                moves = [choice(s)] if s.to_move == self.side else s.legal_moves()
+                edges = []
+                for m in moves:
+                    c = s.clone()
+                    c.apply(m)
+                    if c.is_chance():
+                        outs = []
+                        for r, p in c.chance_outcomes():
+                            d = c.clone()
+                            d.apply(r)
+                            outs.append((p, self._target(d, todo)))
+                        edges.append(outs)
+                    else:
+                        edges.append([(Fraction(1), self._target(c, todo))])
+                while len(self.moves) <= u:
+                    self.moves.append([])
+                    self.edges.append([])
+                self.moves[u], self.edges[u] = moves, edges
+
+    searches = [0]
+
+    def choice(s):
+        k = s.key()
+        m = probe.best.get(k)
+        if m is None:
+            searches[0] += 1
+            probe.path.clear()
+            probe.value(s, 0.0, 1.0, 0)
+            m = probe.best[k]
+        return m
+
+    out = {}
+    for side, name in ((0, "upper"), (1, "lower")):
+        g = OneSideFixed(state, side)
+        try:
+            out[name] = float(g.solve()[0])
+            out[f"{name}_graph"] = len(g.states)
+        except OverLimit:
+            out[name] = out[f"{name}_graph"] = None
+    out["strategy_searches"] = searches[0]
+    return out
+
+
+def probe_row(name, state, limit, graph_cap, keep_all=False, verify_max=0):
     from palace_solver.solve.engine import _module
 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 200_000))
@@ -165,6 +231,12 @@ def probe_row(name, state, limit, graph_cap, keep_all=False):
                seconds=round(time.perf_counter() - t0, 2))
     row["agrees"] = (None if row["probe"] is None or row["exact"] is None
                      else abs(row["probe"] - row["exact"]) < 1e-9)
+    if verify_max and row["probe"] is not None and (row["graph_positions"] or 0) <= verify_max:
+        p.limit = p.nodes + limit          # the strategies' own searches get a fresh budget
+        try:
+            row["strategy"] = strategy_bounds(state, p, verify_max)
+        except OverLimit:
+            row["strategy"] = None
     return row
 
 
@@ -184,6 +256,9 @@ def main(argv=None) -> int:
     ap.add_argument("--keep-all", action="store_true",
                     help="Keep every result in the table, line-dependent or not (unsound in "
                          "general): how much the sound rule costs.")
+    ap.add_argument("--verify", type=int, default=0, metavar="N",
+                    help="On proved positions whose graph has at most N positions: the "
+                         "bounds that the probe's choices for each side give (pure Python).")
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args(argv)
     cases = []
@@ -199,7 +274,8 @@ def main(argv=None) -> int:
             cases.append((f"random-{len(cases)}", s))
     rows = []
     for name, s in cases:
-        row = probe_row(name, s, args.limit, args.graph_cap, args.keep_all)
+        row = probe_row(name, s, args.limit, args.graph_cap, args.keep_all,
+                        args.verify)
         rows.append(row)
         print(json.dumps(row), flush=True)
     done = [r for r in rows if r["probe"] is not None and r["graph_positions"]]
@@ -215,6 +291,15 @@ def main(argv=None) -> int:
         "over_limit_fractional": sum(r["probe"] is None and r["exact"] not in (0.0, 1.0, None)
                                      for r in rows),
     }
+    checked = [r["strategy"] for r in rows if r.get("strategy")
+               and r["strategy"]["upper"] is not None and r["strategy"]["lower"] is not None]
+    if args.verify:
+        tight = [c for c in checked if abs(c["upper"] - c["lower"]) < 1e-9]
+        summary["strategy"] = {
+            "checked": len(checked), "tight": len(tight),
+            "graph_share": (round(sum(max(c["upper_graph"], c["lower_graph"]) for c in tight)
+                                  / sum(r["graph_positions"] for r in rows if r.get("strategy")
+                                        and r["strategy"] in tight), 4) if tight else None)}
     print(json.dumps({"summary": summary}))
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"rows": rows, "summary": summary},

@@ -55,3 +55,45 @@ def test_probe_values_equal_the_reference_solver():
         fractional += exact not in (0, 1)
     # the check must have bitten on positions where cycles and flips matter
     assert proved >= 50 and fractional >= 8, (proved, fractional)
+
+
+def test_the_strategies_bounds_hold_the_exact_value():
+    # One side plays the probe's choices, the other answers best: the value of that game
+    # bounds the exact one from its side, whether the choices are good or not.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
+    mod = _probe_module()
+    tight = checked = 0
+    for s in _positions(12, 25):
+        p = mod.Probe(limit=20_000, keep_all=True)
+        try:
+            p.value(s, 0.0, 1.0, 0)
+        except mod.OverLimit:
+            continue
+        p.limit = p.nodes + 20_000
+        try:
+            b = mod.strategy_bounds(s, p, 50_000)
+        except mod.OverLimit:
+            continue
+        if b["upper"] is None or b["lower"] is None:
+            continue
+        exact = solve_compiled(s, threads=1).loss[0]
+        assert b["lower"] - 1e-9 <= exact <= b["upper"] + 1e-9, (s.describe(), b, exact)
+        checked += 1
+        tight += abs(b["upper"] - b["lower"]) < 1e-9
+    assert checked >= 15, (checked, tight)
+
+
+def test_a_draw_the_probes_choices_do_not_hold():
+    # 2p-h2u1d1-1 is a draw (1/2 each) by endless play. The table's choices, made on lines
+    # where a repetition scored the draw, let each side lose outright in the game where
+    # the other answers best: the bounds are 0 and 1, apart, and still around the value.
+    from palace_solver.solve.bench import load_suite
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 50_000))
+    mod = _probe_module()
+    s = dict(load_suite())["2p-h2u1d1-1"].to_state()
+    p = mod.Probe(limit=300_000, keep_all=True)
+    v, _ = p.value(s, 0.0, 1.0, 0)
+    assert v == 0.5
+    p.limit = p.nodes + 300_000
+    b = mod.strategy_bounds(s, p, 200_000)
+    assert (b["lower"], b["upper"]) == (0.0, 1.0)
