@@ -25,7 +25,9 @@ maximises it):
 
 What it measures, per position: the probe's value against the compiled exact solver's
 (to 1e-9), the positions it searched and those it could not keep (path-dependent), against
-the merged graph's positions.
+the merged graph's positions. ``--keep-all`` keeps every result (unsound in general: what
+the sound rule costs). ``--verify N`` proves the value from the probe's choices
+(:func:`strategy_bounds`) on graphs of at most N positions.
 
     python benchmarks/search_probe.py --random 60 --seed 5 --limit 300000
     python benchmarks/search_probe.py --suite 2p-h2u2d2-0 --limit 3000000 --json out.json
