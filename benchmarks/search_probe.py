@@ -209,7 +209,7 @@ def strategy_bounds(state, probe: Probe, graph_max: int) -> dict:
     return out
 
 
-def probe_row(name, state, limit, graph_cap, keep_all=False, verify_max=0):
+def probe_row(name, state, limit, graph_cap, keep_all=False, verify_max=0, strategy_limit=None):
     from palace_solver.solve.engine import _module
 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 200_000))
@@ -234,7 +234,8 @@ def probe_row(name, state, limit, graph_cap, keep_all=False, verify_max=0):
     row["agrees"] = (None if row["probe"] is None or row["exact"] is None
                      else abs(row["probe"] - row["exact"]) < 1e-9)
     if verify_max and row["probe"] is not None and (row["graph_positions"] or 0) <= verify_max:
-        p.limit = p.nodes + limit          # the strategies' own searches get a fresh budget
+        # the choices' own searches get a budget of their own
+        p.limit = p.nodes + (strategy_limit or limit)
         try:
             row["strategy"] = strategy_bounds(state, p, verify_max)
         except OverLimit:
@@ -261,6 +262,8 @@ def main(argv=None) -> int:
     ap.add_argument("--verify", type=int, default=0, metavar="N",
                     help="On proved positions whose graph has at most N positions: the "
                          "bounds that the probe's choices for each side give (pure Python).")
+    ap.add_argument("--strategy-limit", type=int, default=None, metavar="N",
+                    help="Searched positions for --verify's choices (default: --limit).")
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args(argv)
     cases = []
@@ -277,7 +280,7 @@ def main(argv=None) -> int:
     rows = []
     for name, s in cases:
         row = probe_row(name, s, args.limit, args.graph_cap, args.keep_all,
-                        args.verify)
+                        args.verify, args.strategy_limit)
         rows.append(row)
         print(json.dumps(row), flush=True)
     done = [r for r in rows if r["probe"] is not None and r["graph_positions"]]

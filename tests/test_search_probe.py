@@ -2,8 +2,8 @@
 
 Breaking the probe's flip windows (Star1) or the draw value of a repetition fails this
 test. Keeping every result in the table, line-dependent or not, does not: it gave the right
-values here and on 379 other random positions. The probe keeps its rule for the argument
-in its module doc, not because a position is known where the rule matters.
+values here and on 400 other random positions. It is wrong on the suite's 2p-h2u2d1-1
+(a loss of 1/2 against the exact 1, after 1.73 M searched positions: too slow for a test).
 """
 from __future__ import annotations
 
