@@ -149,8 +149,6 @@ def strategy_bounds(state, probe: Probe, graph_max: int) -> dict:
     exactly on that smaller graph by the Python reference solver, gives a bound on the
     value (player 0 fixed: an upper bound on its loss; player 1 fixed: a lower bound). Equal
     bounds prove the value whatever the probe's table got wrong."""
-    from fractions import Fraction
-
     from palace_solver.solve.exact import ExactSolver
 
     class OneSideFixed(ExactSolver):
@@ -158,32 +156,10 @@ def strategy_bounds(state, probe: Probe, graph_max: int) -> dict:
             super().__init__(root)
             self.side = side
 
-        def build(self):
-            todo: list[int] = []
-            self._node(self.root.clone(), todo)
-            while todo:
-                u = todo.pop()
-                if len(self.states) > graph_max:
-                    raise OverLimit
-                s = self.states[u]
-                moves = [choice(s)] if s.to_move == self.side else s.legal_moves()
-                edges = []
-                for m in moves:
-                    c = s.clone()
-                    c.apply(m)
-                    if c.is_chance():
-                        outs = []
-                        for r, p in c.chance_outcomes():
-                            d = c.clone()
-                            d.apply(r)
-                            outs.append((p, self._target(d, todo)))
-                        edges.append(outs)
-                    else:
-                        edges.append([(Fraction(1), self._target(c, todo))])
-                while len(self.moves) <= u:
-                    self.moves.append([])
-                    self.edges.append([])
-                self.moves[u], self.edges[u] = moves, edges
+        def _moves(self, s):
+            if len(self.states) > graph_max:
+                raise OverLimit
+            return [choice(s)] if s.to_move == self.side else s.legal_moves()
 
     searches = [0]
 
