@@ -212,11 +212,37 @@ def probe_row(name, state, limit, graph_cap, keep_all=False, verify_max=0, strat
     if verify_max and row["probe"] is not None and (row["graph_positions"] or 0) <= verify_max:
         # the choices' own searches get a budget of their own
         p.limit = p.nodes + (strategy_limit or limit)
-        try:
-            row["strategy"] = strategy_bounds(state, p, verify_max)
-        except OverLimit:
-            row["strategy"] = None
+        row["strategy"] = strategy_bounds(state, p, verify_max)
     return row
+
+
+def summarize(rows, limit: int, keep_all: bool, verify: bool) -> dict:
+    """Counts over the rows. *Answered*: the probe gave a value and the exact one is known
+    (with ``keep_all`` an answer can be wrong: ``disagree`` counts those)."""
+    done = [r for r in rows if r["probe"] is not None and r["graph_positions"]]
+    summary = {
+        "positions": len(rows), "limit": limit, "keep_all": keep_all,
+        "disagree": sum(r["agrees"] is False for r in rows),
+        "answered": len(done), "over_limit": sum(r["probe"] is None for r in rows),
+        "searched_vs_graph_answered": (round(sum(r["searched"] for r in done)
+                                             / sum(r["graph_positions"] for r in done), 4)
+                                       if done else None),
+        "answered_fractional": sum(r["exact"] not in (0.0, 1.0) for r in done),
+        "over_limit_fractional": sum(r["probe"] is None and r["exact"] not in (0.0, 1.0, None)
+                                     for r in rows),
+    }
+    if verify:
+        checked = [r for r in rows if r.get("strategy") and r["strategy"]["upper"] is not None
+                   and r["strategy"]["lower"] is not None]
+        tight = [r for r in checked
+                 if abs(r["strategy"]["upper"] - r["strategy"]["lower"]) < 1e-9]
+        one_sided = sum(max(r["strategy"]["upper_graph"], r["strategy"]["lower_graph"])
+                        for r in tight)
+        summary["strategy"] = {
+            "checked": len(checked), "tight": len(tight),
+            "graph_share": (round(one_sided / sum(r["graph_positions"] for r in tight), 4)
+                            if tight else None)}
+    return summary
 
 
 def main(argv=None) -> int:
@@ -259,28 +285,7 @@ def main(argv=None) -> int:
                         args.verify, args.strategy_limit)
         rows.append(row)
         print(json.dumps(row), flush=True)
-    done = [r for r in rows if r["probe"] is not None and r["graph_positions"]]
-    frac = [r for r in done if r["exact"] not in (0.0, 1.0)]
-    summary = {
-        "positions": len(rows), "limit": args.limit, "keep_all": args.keep_all,
-        "disagree": sum(r["agrees"] is False for r in rows),
-        "proved": len(done), "over_limit": sum(r["probe"] is None for r in rows),
-        "searched_vs_graph_proved": (round(sum(r["searched"] for r in done)
-                                           / sum(r["graph_positions"] for r in done), 4)
-                                     if done else None),
-        "proved_fractional": len(frac),
-        "over_limit_fractional": sum(r["probe"] is None and r["exact"] not in (0.0, 1.0, None)
-                                     for r in rows),
-    }
-    checked = [r["strategy"] for r in rows if r.get("strategy")
-               and r["strategy"]["upper"] is not None and r["strategy"]["lower"] is not None]
-    if args.verify:
-        tight = [c for c in checked if abs(c["upper"] - c["lower"]) < 1e-9]
-        summary["strategy"] = {
-            "checked": len(checked), "tight": len(tight),
-            "graph_share": (round(sum(max(c["upper_graph"], c["lower_graph"]) for c in tight)
-                                  / sum(r["graph_positions"] for r in rows if r.get("strategy")
-                                        and r["strategy"] in tight), 4) if tight else None)}
+    summary = summarize(rows, args.limit, args.keep_all, bool(args.verify))
     print(json.dumps({"summary": summary}))
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"rows": rows, "summary": summary},
