@@ -302,3 +302,4 @@ def test_a_closed_tab_cancels_its_analysis(browser, server):
     while server.request("/api/status")[1]["running"] != before["running"]:
         assert time.monotonic() < deadline, "the analysis of the closed tab still runs"
         time.sleep(0.05)
+    assert server.request("/api/status")[1]["cancelled"] == before["cancelled"] + 1

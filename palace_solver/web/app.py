@@ -195,7 +195,11 @@ async def api_analyze_stream(request: Request) -> Response:
 
         async def work():
             try:
-                res = {"analysis": await runner.run(pos_json, options, progress=progress)}
+                # The runner also watches the connection itself: when the client leaves
+                # while this generator waits on a send, the server cancels the send, not
+                # the generator, which is then closed only when it is collected.
+                res = {"analysis": await runner.run(pos_json, options, progress=progress,
+                                                    gone=request.is_disconnected)}
             except AnalysisFailed as e:
                 res = {"error": str(e)}
             await queue.put(res)

@@ -218,10 +218,17 @@ class Runner:
                                {"time_budget": time_budget, "seed": seed}, None, gone)
 
     async def _job(self, kind, payload, options, progress, gone) -> dict:
-        await self._acquire(gone)
+        try:
+            await self._acquire(gone)
+        except asyncio.CancelledError:
+            self.cancelled += 1      # the server dropped the request (its client left)
+            raise
         self.running += 1
         try:
             return await self._run(kind, payload, options, progress, gone)
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
         finally:
             self.running -= 1
             self._release()
