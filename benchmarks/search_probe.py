@@ -185,19 +185,23 @@ def strategy_bounds(state, probe: Probe, graph_max: int) -> dict:
     return out
 
 
-def probe_row(name, state, limit, graph_cap, keep_all=False, verify_max=0, strategy_limit=None):
+def reference(state, graph_cap: int) -> dict:
+    """The compiled graph's size and exact value of player 0's loss, or ``None`` for both
+    past ``graph_cap`` positions (the graph alone: no deepening after a cap)."""
     from palace_solver.solve.engine import _module
 
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 200_000))
-    row = {"name": name}
-    # the graph alone, with no deepening after a cap: past it there is no exact value
     eng = _module()
     g = eng.ExactGraph(eng.CState.from_state(state), 2)
     exact = g.build(graph_cap)
     if exact:
         g.solve()
-    row["graph_positions"] = g.stats()["nodes"] if exact else None
-    row["exact"] = float(g.root_value()[0]) if exact else None
+    return {"graph_positions": g.stats()["nodes"] if exact else None,
+            "exact": float(g.root_value()[0]) if exact else None}
+
+
+def probe_row(name, state, limit, graph_cap, keep_all=False, verify_max=0, strategy_limit=None):
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 200_000))
+    row = {"name": name, **reference(state, graph_cap)}
     p = Probe(limit, keep_all)
     t0 = time.perf_counter()
     try:
@@ -213,6 +217,30 @@ def probe_row(name, state, limit, graph_cap, keep_all=False, verify_max=0, strat
         # the choices' own searches get a budget of their own
         p.limit = p.nodes + (strategy_limit or limit)
         row["strategy"] = strategy_bounds(state, p, verify_max)
+    return row
+
+
+def compiled_row(name, state, depth: int, seconds: float, graph_cap: int,
+                 hash_mb: float = 1024.0) -> dict:
+    """The package's compiled search (ext/deepen.pxi: alpha-beta, Star1/Star2, a repetition
+    on the line scores 1/2, the table keeps only line-independent results) in one iteration
+    deep enough that most lines end, within ``seconds``. Exact when no line met the horizon
+    (``complete``); ``None`` values when the time ran out first."""
+    from palace_solver.solve.deepening import new_search
+    from palace_solver.solve.engine import _module
+
+    eng = _module()
+    row = {"name": name, "depth": depth, **reference(state, graph_cap)}
+    search = new_search(eng.CState.from_state(state), hash_mb)
+    t0 = time.perf_counter()
+    res = search.iterate(depth, seconds)
+    secs = time.perf_counter() - t0
+    row.update(seconds=round(secs, 2), nodes=search.nodes,
+               nodes_per_second=round(search.nodes / secs) if secs else None,
+               repetitions=search.reps, horizon_evals=search.evals)
+    row["complete"] = None if res is None else res[0]
+    pick = min if state.to_move == 0 else max       # player 0's loss; player 1 maximises it
+    row["value"] = None if res is None else pick(v[0] for _, v in res[1])
     return row
 
 
@@ -266,6 +294,10 @@ def main(argv=None) -> int:
                          "bounds that the probe's choices for each side give (pure Python).")
     ap.add_argument("--strategy-limit", type=int, default=None, metavar="N",
                     help="Searched positions for --verify's choices (default: --limit).")
+    ap.add_argument("--compiled", type=int, default=0, metavar="DEPTH",
+                    help="Instead of the Python probe: the compiled search, one iteration "
+                         "of DEPTH plies (at most 510) within --seconds.")
+    ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args(argv)
     cases = []
@@ -280,6 +312,19 @@ def main(argv=None) -> int:
         if not (s.is_terminal() or s.is_chance()):
             cases.append((f"random-{len(cases)}", s))
     rows = []
+    if args.compiled:
+        for name, s in cases:
+            rows.append(compiled_row(name, s, args.compiled, args.seconds, args.graph_cap))
+            print(json.dumps(rows[-1]), flush=True)
+        summary = {"positions": len(rows), "depth": args.compiled, "seconds": args.seconds,
+                   "exact": sum(bool(r["complete"]) for r in rows),
+                   "disagree": sum(bool(r["complete"]) and r["exact"] is not None
+                                   and abs(r["value"] - r["exact"]) > 1e-9 for r in rows)}
+        print(json.dumps({"summary": summary}))
+        if args.json:
+            pathlib.Path(args.json).write_text(json.dumps({"rows": rows, "summary": summary},
+                                                          indent=1) + "\n")
+        return 0
     for name, s in cases:
         row = probe_row(name, s, args.limit, args.graph_cap, args.keep_all,
                         args.verify, args.strategy_limit)

@@ -97,3 +97,18 @@ def test_a_draw_the_probes_choices_do_not_hold():
     p.limit = p.nodes + 300_000
     b = mod.strategy_bounds(s, p, 200_000)
     assert (b["lower"], b["upper"]) == (0.0, 1.0)
+
+
+def test_the_compiled_rows_exact_answers_are_the_graphs():
+    """``--compiled``: an iteration that says it is complete gives the graph's value, and
+    the row reports that value from the side of the player to move."""
+    mod = _probe_module()
+    done = p1 = 0
+    for i, s in enumerate(_positions(12, 40)):
+        row = mod.compiled_row(f"r{i}", s, 200, 2.0, 2_000_000, hash_mb=16)
+        assert row["exact"] is not None
+        if row["complete"]:
+            assert abs(row["value"] - row["exact"]) < 1e-9, (s.describe(), row)
+            done += 1
+            p1 += s.to_move == 1 and row["exact"] not in (0.0, 1.0)
+    assert done >= 20 and p1 >= 1, (done, p1)
