@@ -312,25 +312,21 @@ def main(argv=None) -> int:
         if not (s.is_terminal() or s.is_chance()):
             cases.append((f"random-{len(cases)}", s))
     rows = []
+    for name, s in cases:
+        if args.compiled:
+            row = compiled_row(name, s, args.compiled, args.seconds, args.graph_cap)
+        else:
+            row = probe_row(name, s, args.limit, args.graph_cap, args.keep_all,
+                            args.verify, args.strategy_limit)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
     if args.compiled:
-        for name, s in cases:
-            rows.append(compiled_row(name, s, args.compiled, args.seconds, args.graph_cap))
-            print(json.dumps(rows[-1]), flush=True)
         summary = {"positions": len(rows), "depth": args.compiled, "seconds": args.seconds,
                    "exact": sum(bool(r["complete"]) for r in rows),
                    "disagree": sum(bool(r["complete"]) and r["exact"] is not None
                                    and abs(r["value"] - r["exact"]) > 1e-9 for r in rows)}
-        print(json.dumps({"summary": summary}))
-        if args.json:
-            pathlib.Path(args.json).write_text(json.dumps({"rows": rows, "summary": summary},
-                                                          indent=1) + "\n")
-        return 0
-    for name, s in cases:
-        row = probe_row(name, s, args.limit, args.graph_cap, args.keep_all,
-                        args.verify, args.strategy_limit)
-        rows.append(row)
-        print(json.dumps(row), flush=True)
-    summary = summarize(rows, args.limit, args.keep_all, bool(args.verify))
+    else:
+        summary = summarize(rows, args.limit, args.keep_all, bool(args.verify))
     print(json.dumps({"summary": summary}))
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"rows": rows, "summary": summary},

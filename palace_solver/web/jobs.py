@@ -220,18 +220,15 @@ class Runner:
     async def _job(self, kind, payload, options, progress, gone) -> dict:
         try:
             await self._acquire(gone)
+            self.running += 1
+            try:
+                return await self._run(kind, payload, options, progress, gone)
+            finally:
+                self.running -= 1
+                self._release()
         except asyncio.CancelledError:
             self.cancelled += 1      # the server dropped the request (its client left)
             raise
-        self.running += 1
-        try:
-            return await self._run(kind, payload, options, progress, gone)
-        except asyncio.CancelledError:
-            self.cancelled += 1
-            raise
-        finally:
-            self.running -= 1
-            self._release()
 
     async def _acquire(self, gone) -> None:
         """A turn to run: at once when fewer than ``parallel`` run, else first come, first
