@@ -9,7 +9,8 @@ greedy playouts in Python) and ISMCTS stay available by name.
 from __future__ import annotations
 
 from .game.position import Position
-from .sample.drawsearch import analyze_search, position_stretch
+from .game.view import repeatable
+from .sample.drawsearch import analyze_search
 from .sample.sampled import analyze_sampled
 from .solve.results import Analysis, NotExactError  # noqa: F401 - re-exported
 from .solve.solver import solve_exact
@@ -22,9 +23,7 @@ def is_exact_mode(pos: Position) -> bool:
 def exact_history(pos: Position, history) -> list:
     """The States of the positions in ``history`` that an exact-mode ``pos`` can come back
     to: those in exact mode too, with the same seats, burned cards and table."""
-    tag = position_stretch(pos)
-    return [h.to_state() for h in history or ()
-            if is_exact_mode(h) and position_stretch(h) == tag]
+    return [h.to_state() for h in repeatable(pos, history) if is_exact_mode(h)]
 
 
 def analyze(pos: Position, *, time_budget: float | None = None, depth: int | None = None,

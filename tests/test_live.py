@@ -24,6 +24,7 @@ from palace_solver.game.rules import VARIANTS, Rules
 from palace_solver.game.state import DEAL, LAYOUT_PHASE, State
 from palace_solver.live.session import LiveError, Session, Setup
 from palace_solver.sample.policies import make_bot
+from palace_solver.web.board import replay
 
 BOTS = ["greedy", "random", "lowest", "greedy", "random", "lowest"]
 
@@ -116,12 +117,21 @@ class Knowledge:
 
 
 def check_against_truth(s: Session, truth: State, know: Knowledge):
-    st, me, n = s.state, s.me, s.n
+    if not truth.is_terminal() and not truth.is_chance():
+        assert s.at_decision()
+    check_view(s.state, s.me, s.position, truth, know)
+
+
+def check_view(st: State, me: int, position, truth: State, know: Knowledge):
+    """The seat's record ``st`` (and ``position()`` at a decision) against the truth: the
+    user's hand exact, the others' known cards what the user can know, the unseen cards
+    exactly the true hidden ones, the position's counts the true counts."""
+    n = st.n
     assert st.hands[me] == truth.hands[me]
     for q in range(n):
         assert st.face_up[q] == truth.face_up[q]
         assert st.face_down[q] == truth.face_down[q]
-        assert s.hand_count(q) == sum(truth.hands[q])
+        assert sum(st.hands[q]) == sum(truth.hands[q])
         if q != me:
             for r in RANKS:
                 assert st.hands[q][r] == know.known[q][r], (q, rank_name(r))
@@ -133,17 +143,17 @@ def check_against_truth(s: Session, truth: State, know: Knowledge):
         if q != me:
             for r in RANKS:
                 hidden[r] += truth.hands[q][r] - know.known[q][r]
-    assert s.unseen()[1:] == hidden[1:]
+    assert st.pool[1:] == hidden[1:]
     if truth.is_terminal():
         assert st.is_terminal() and st.loss == truth.loss
         return
     if truth.is_chance():
         assert st.pending == truth.pending
         return
-    assert s.at_decision() and st.to_move == truth.to_move
+    assert st.to_move == truth.to_move
     if st.rules.jokers and any(st.out):
         return
-    pos = s.position()
+    pos = position()
     seats = [q for q in range(n) if not truth.out[q]]
     assert pos.draw_pile == truth.draw_pile and pos.to_move == seats.index(truth.to_move)
     assert pos.perspective == (seats.index(me) if me in seats else None)
@@ -153,6 +163,40 @@ def check_against_truth(s: Session, truth: State, know: Knowledge):
         assert pp.face_up == ranks_of(truth.face_up[q])
         assert sorted(pp.hand_known) == sorted(ranks_of(st.hands[q]))
     assert sum(pos.unseen_counts()) == sum(hidden)
+
+
+class BoardFollower:
+    """The web board's line (palace_solver/web/board.py) fed the same game from the user's
+    seat: it starts at the session's first decision, from the session's position, and
+    takes each later event as board steps (a move; a flip and the card; the user's draws,
+    card by card). The others' refills it settles itself."""
+
+    def __init__(self):
+        self.line = None
+
+    def follow(self, s: Session, text: str, info, truth: State, know: Knowledge):
+        if self.line is None:
+            if s.at_decision():
+                self.line = replay(s.position(), [])
+            else:
+                return
+        else:
+            for step in self._steps(text, info):
+                self.line.play(step)
+        line = self.line
+        check_view(line.state, line.viewer, line.position, truth, know)
+        if s.at_decision() and not (s.rules.jokers and any(s.state.out)):
+            assert line.position().to_json() == s.position().to_json()
+
+    @staticmethod
+    def _steps(text: str, info) -> list[str]:
+        if info is None:            # the user's draws: "draw 7 K"
+            assert text.startswith("draw ")
+            return text.split()[1:]
+        _, m, _ = info
+        if m.kind == FLIP:          # "bob flip 9": the flip, then the card
+            return ["flip", text.split()[-1]]
+        return [str(m)]
 
 
 def signature(s: Session):
@@ -208,13 +252,15 @@ def impossible_events(s: Session, truth_before: State, rng: random.Random):
 
 
 def replay_checked(rules, n, seed, me, *, rng=None, refuse=False, undo=False,
-                   resume_at=None, tmp_path=None, hints=None):
-    """Feed a simulated game to a session, checking everything after every event.
-    Returns (session, events, hints answered)."""
+                   resume_at=None, tmp_path=None, hints=None, board=True):
+    """Feed a simulated game to a session, checking everything after every event, and
+    (``board``) the same game to the web board's line. Returns (session, events, hints
+    answered)."""
     rng = rng or random.Random(seed)
     setup, evs = simulate(rules, n, seed, me)
     s = Session(setup)
     know = Knowledge(n, me)
+    follower = BoardFollower() if board else None
     answered = []
     if not s.first_open and not s.state.is_chance():
         assert s.state.to_move == evs[0][1].to_move  # rule 3 decided it from what is seen
@@ -230,6 +276,8 @@ def replay_checked(rules, n, seed, me, *, rng=None, refuse=False, undo=False,
         assert r.ok and r.event is not None and r.message
         know.update(before, after, info)
         check_against_truth(s, after, know)
+        if follower is not None:
+            follower.follow(s, text, info, after, know)
         if undo and rng.random() < 0.25:
             sig1 = signature(s)
             s.undo()

@@ -9,7 +9,9 @@ Imports the model (:mod:`palace_solver.game`) and :mod:`palace_solver.live.sessi
 from __future__ import annotations
 
 from ..game.cards import RANKS, rank_name, ranks_of
-from .session import UNKNOWN, Session, ordinal
+from ..game.view import UNKNOWN
+from .phrasing import ordinal
+from .session import Session
 
 __all__ = ["picture", "status_line"]
 

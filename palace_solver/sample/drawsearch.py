@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass, replace
 from ..game.cards import NRANK, RANKS
 from ..game.position import Position
 from ..game.state import State
+from ..game.view import repeatable
 from ..solve.engine import compiled
 from ..solve.results import Analysis, MoveValue, rank_moves
 from .sampler import sample_deal, sample_rng, state_with_hands
@@ -152,20 +153,11 @@ def position_view(pos: Position):
     return compiled().CState.from_state(s), hidden
 
 
-def position_stretch(pos: Position) -> tuple:
-    """What a position shares with every earlier one it can repeat: the seats, the draw
-    pile, the burned cards and the table's counts only change one way."""
-    return (tuple(p.name for p in pos.players), pos.draw_pile, tuple(sorted(pos.burned)),
-            tuple(p.face_down for p in pos.players),
-            tuple(len(p.face_up) for p in pos.players))
-
-
 def history_of(pos: Position, history) -> list:
     """``(view, hidden)`` of the earlier positions in ``history`` (positions from the same
     player's knowledge of then, as :func:`position_view` reads them) that ``pos`` can still
     come back to; the others cannot repeat and are left out."""
-    tag = position_stretch(pos)
-    return [position_view(h) for h in history or () if position_stretch(h) == tag]
+    return [position_view(h) for h in repeatable(pos, history)]
 
 
 def decide(view, hidden, cfg: SearchConfig = ENGINE, seed: int = 0,

@@ -8,35 +8,35 @@ page holds no game logic, and the line fits in a shareable URL.
 
 Whose knowledge. A position is seen by its *viewer* (``perspective``, else the player to
 move at the start); the board follows the game from that seat, the way ``palace live``
-does. Hand cards the viewer has not seen sit in the State's rank counts at index
-:data:`UNKNOWN` (0, unused by the ranks), and the unseen pool holds every card the viewer
-has not seen (draw pile, face-down cards, the others' unknown hand cards), so the engine
-applies every rule and the board fills in only what the viewer cannot see:
-
-- a player with unknown hand cards may play any rank those cards could be (the legal moves
-  are the engine's, over the known cards and each rank the unknown ones could hold); the
-  played copies not known to be there are revealed from the pool just before the play;
-- another player's refill from the draw pile turns draw-pile cards into unknown hand cards;
-- the viewer's own draws and every flip are chance events: the page offers each rank the
-  card can be, with its probability (the unseen pool, all cards equally likely).
+does, through the seat's view of :mod:`palace_solver.game.view` (unknown hand cards, the
+others' refills, reveals): a player with unknown hand cards may play any rank those cards
+could be, and the viewer's own draws and every flip are chance events: the page offers each
+rank the card can be, with its probability (the unseen pool, all cards equally likely).
 
 With every hand known and no draw pile (exact mode) nothing is hidden and the line is the
 game itself.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..game.cards import RANKS, CardError, parse_rank, rank_name, ranks_of
 from ..game.moves import PLAY, IllegalMoveError, InvalidMoveError, Move
-from ..game.position import InvalidPositionError, PlayerPosition, Position, to_text
-from ..game.state import PLAY_PHASE, State
+from ..game.position import InvalidPositionError, Position, to_text
+from ..game.state import State
+from ..game.view import (
+    UNKNOWN,
+    NoPositionError,
+    possible_moves,
+    reveal,
+    seat_position,
+    seat_state,
+    settle_refills,
+)
 
 __all__ = ["UNKNOWN", "BoardError", "Line", "replay"]
 
-#: Index of the rank counts that holds hand cards the viewer has not seen.
-UNKNOWN = 0
 #: Longest line the board replays (a guard against giant URLs, not a rule of the game).
 MAX_STEPS = 2000
 
@@ -44,11 +44,6 @@ MAX_STEPS = 2000
 class BoardError(ValueError):
     """A step that is not a move or a card, or one the rules do not allow; the message
     names the step and why."""
-
-
-def _move_key(m: Move):
-    """The engine's order: plays by rank then count, then pickups."""
-    return (m.kind != PLAY, RANKS.index(m.rank) if m.rank else -1, m.count)
 
 
 @dataclass
@@ -73,22 +68,9 @@ class Line:
 
     def legal_moves(self) -> list[Move]:
         """The moves of the player to move: the engine's over the known cards, plus the
-        plays the unknown hand cards make possible (module doc)."""
-        s = self.state
-        p = s.to_move
-        moves = set(s.legal_moves())
-        unknown = s.hands[p][UNKNOWN]
-        if unknown:
-            for r in RANKS:
-                if not s.pool[r]:
-                    continue
-                t = s.clone()
-                k = min(unknown, t.pool[r])
-                t.hands[p][UNKNOWN] -= k
-                t.hands[p][r] += k
-                t.pool[r] -= k
-                moves.update(m for m in t.legal_moves() if m.kind == PLAY)
-        return sorted(moves, key=_move_key)
+        plays the unknown hand cards make possible
+        (:func:`~palace_solver.game.view.possible_moves`)."""
+        return possible_moves(self.state)
 
     def chance(self) -> dict:
         """The chance event to settle: its kind (``flip`` or ``draw``), whose, how many
@@ -103,35 +85,19 @@ class Line:
                 "outcomes": outcomes}
 
     def position(self) -> Position:
-        """The position at a decision, players out left out, seen by the viewer.
+        """The position at a decision, players out left out, seen by the viewer
+        (:func:`~palace_solver.game.view.seat_position`; no ``perspective`` when the start
+        had none and the viewer is to move).
 
         :raises BoardError: when it cannot be written as a position (a jokers game with a
             player out).
         """
-        s = self.state
-        seats = [p for p in range(s.n) if not s.out[p]]
-        idx = {p: i for i, p in enumerate(seats)}
-        rules = s.rules
-        if len(seats) < s.n:
-            if rules.jokers:
-                raise BoardError("a jokers game with a player out cannot be written as a "
-                                 "position (the jokers variant needs exactly 6 players)")
-            if rules.decks(s.n) == 2 and rules.decks(len(seats)) == 1:
-                rules = replace(rules, two_decks=True)
-        players = [PlayerPosition(self.start.players[p].name if p < self.start.n else None,
-                                  ranks_of(s.hands[p]), sum(s.hands[p]),
-                                  ranks_of(s.face_up[p]), s.face_down[p]) for p in seats]
-        persp = idx.get(self.viewer)
-        if self.start.perspective is None and self.viewer == s.to_move:
-            persp = None
-        last = s.last_player if rules.back_to_last_player else None
-        pos = Position(rules=rules, players=players, pile=list(s.pile),
-                       burned=ranks_of(s.burned), draw_pile=s.draw_pile,
-                       to_move=idx[s.to_move], perspective=persp,
-                       direction=s.direction if len(seats) > 2 else 1,
-                       last_player=idx.get(last) if last is not None else None)
+        names = [self.start.players[p].name for p in range(self.state.n)]
         try:
-            return pos.validate()
+            return seat_position(self.state, names, self.viewer,
+                                 implicit_viewer=self.start.perspective is None)
+        except NoPositionError as e:
+            raise BoardError(str(e)) from None
         except InvalidPositionError as e:  # pragma: no cover - the engine keeps cards whole
             raise BoardError(f"the board reached a position that does not validate: {e}")
 
@@ -196,12 +162,8 @@ class Line:
                              f"(legal: {', '.join(str(m) for m in legal)})")
         t = s.clone()
         before_burned = sum(t.burned)
-        if move.kind == PLAY and t.hands[p][UNKNOWN] and t.source(p) == "hand":
-            need = move.count - t.hands[p][move.rank]
-            if need > 0:
-                t.hands[p][UNKNOWN] -= need
-                t.hands[p][move.rank] += need
-                t.pool[move.rank] -= need
+        if move.kind == PLAY and t.source(p) == "hand":
+            reveal(t, p, move.rank, move.count)
         try:
             t.apply(move)
         except IllegalMoveError as e:  # pragma: no cover - legal_moves said yes
@@ -243,40 +205,12 @@ class Line:
 
     def _settle(self, t: State) -> list[str]:
         """Refills of the players other than the viewer become unknown hand cards."""
-        notes = []
-        while t.is_chance() and t.pending[0] == "draw" and t.pending[1] != self.viewer:
-            _, q, k = t.pending
-            t.draw_pile -= k
-            t.hands[q][UNKNOWN] += k
-            t.pending = None
-            t.to_move = t.next_after
-            notes.append(f"{self.label(q)} draws {k} (unseen)")
+        notes = [f"{self.label(q)} draws {k} (unseen)"
+                 for q, k in settle_refills(t, self.viewer)]
         for q in t.out_order:
             if not self.state.out[q]:
                 notes.append(f"{self.label(q)} is out")
         return notes
-
-
-def start_state(pos: Position) -> State:
-    """The State of ``pos`` with unknown hand cards at :data:`UNKNOWN` and every card the
-    viewer has not seen in the pool."""
-    s = State(pos.rules, pos.n)
-    for i, p in enumerate(pos.players):
-        for r in p.hand_known:
-            s.hands[i][r] += 1
-        s.hands[i][UNKNOWN] = p.hand_unknown
-        for r in p.face_up:
-            s.face_up[i][r] += 1
-        s.face_down[i] = p.face_down
-    s.pile = list(pos.pile)
-    for r in pos.burned:
-        s.burned[r] += 1
-    s.pool = pos.unseen_counts()
-    s.pool[UNKNOWN] = 0
-    s.draw_pile = pos.draw_pile
-    s.to_move, s.direction, s.last_player = pos.to_move, pos.direction, pos.last_player
-    s.phase = PLAY_PHASE
-    return s
 
 
 def replay(pos: Position, steps) -> Line:
@@ -288,7 +222,7 @@ def replay(pos: Position, steps) -> Line:
     if len(steps) > MAX_STEPS:
         raise BoardError(f"a line of {len(steps)} steps; at most {MAX_STEPS}")
     names = [p.name or f"player {i}" for i, p in enumerate(pos.players)]
-    line = Line(start=pos, names=names, viewer=pos.viewer(), state=start_state(pos))
+    line = Line(start=pos, names=names, viewer=pos.viewer(), state=seat_state(pos))
     for text in steps:
         line.play(str(text))
     return line

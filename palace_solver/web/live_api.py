@@ -38,10 +38,11 @@ from starlette.routing import Route
 
 from ..game.cards import RANKS, rank_name, ranks_of
 from ..game.position import InvalidPositionError, parse_position
+from ..game.view import UNKNOWN
 from ..live.events import LiveError
 from ..live.hints import format_hint
 from ..live.picture import picture
-from ..live.session import SESSION_FORMAT, UNKNOWN, Session, Setup
+from ..live.session import SESSION_FORMAT, Session, Setup
 from ..live.start import build_setup, seat_of
 from .common import ApiError, analyze_options, read_json
 from .jobs import AnalysisCancelled, AnalysisFailed, AnalysisInvalid
