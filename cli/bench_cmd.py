@@ -43,8 +43,8 @@ def _floats(ctx, param, value):
               callback=lambda c, p, v: _ints(v),
               help="Thread counts of the whole-graph solver, each timed on every position.")
 @click.option("--before/--no-before", default=True, show_default=True,
-              help="Also time the first compiled graph solver (one thread, full keys), "
-                   "side by side.")
+              help="Also time the Python reference solver (exact fractions, at most "
+                   "300,000 positions), side by side.")
 @click.option("--flat/--no-flat", default=True, show_default=True,
               help="Also time the graph solver without merged positions (a node for each "
                    "position; the most threads), side by side.")
@@ -56,8 +56,8 @@ def _floats(ctx, param, value):
 def bench(suite, budgets, exact_budget, plain_seconds, hash_mb, thread_counts, before, flat,
           limit, quick, as_json):
     """Benchmark the search on a suite of positions: time to the exact value (the graph
-    solver with each thread count and, side by side, without merged positions and the first
-    one: positions a second of build and solve, bytes a position), depth reached within
+    solver with each thread count and, side by side, without merged positions and the
+    Python reference solver: positions a second of build and solve, bytes a position), depth reached within
     each budget, nodes, nodes/s, table hit rate, memory, and the ratio against a plain
     expectiminimax (no table, no pruning) at equal depth, all in one run."""
     from palace_solver.solve.bench import load_suite, run_suite, summary
@@ -99,12 +99,15 @@ def bench(suite, budgets, exact_budget, plain_seconds, hash_mb, thread_counts, b
             cells = []
             for c in cols:
                 x = r["exact_compare"][c]
-                t = format(x["seconds"], ".3f") if x["solved"] else ">" + format(exact_budget, "g")
-                cells.append(f"{t:>12} {(x['nodes_per_second'] or 0) / 1000:>8.0f} "
-                             f"{x['build_bytes_per_position']:>6.0f}")
+                t = format(x["seconds"], ".3f") if x["solved"] else (
+                    "skipped" if x.get("skipped") else ">" + format(exact_budget, "g"))
+                bpp = x.get("build_bytes_per_position")
+                cells.append(f"{t:>12} {(x.get('nodes_per_second') or 0) / 1000:>8.0f} "
+                             f"{'-' if bpp is None else format(bpp, '.0f'):>6}")
             click.echo(f"{r['name']:<14} " + " ".join(cells))
         click.echo("(kpos/s: graph nodes built and solved a second; B/pos: bytes a node at "
-                   "the build's peak; after_N merges positions into fewer nodes than flat_N)")
+                   "the build's peak; after_N merges positions into fewer nodes than flat_N; "
+                   "before: the Python reference solver)")
         click.echo("")
     for k, v in summ.items():
         click.echo(f"{k}: {v}")

@@ -21,7 +21,6 @@ from palace_solver.game.cards import RANKS
 include "core.pxi"
 include "tt.pxi"
 include "exact.pxi"
-include "exact_v1.pxi"
 include "evaluate.pxi"
 include "chance.pxi"
 include "deepen.pxi"
@@ -34,10 +33,6 @@ assert EV_IN == 3 * EV_PB + EV_SEAT + EV_PUB
 _KIND_CODE = {PLAY: MK_PLAY, PICKUP: MK_PICKUP, FLIP: MK_FLIP}
 _PEND_CODE = {"draw": PEND_DRAW, "flip": PEND_FLIP, "start": PEND_START}
 _PEND_NAME = {PEND_DRAW: "draw", PEND_FLIP: "flip", PEND_START: "start"}
-
-
-def core_version():
-    return 1
 
 
 # -- rules ------------------------------------------------------------------------------------

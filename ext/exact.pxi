@@ -65,7 +65,7 @@ from libc.math cimport fabs
 from libc.stdint cimport int32_t, int64_t
 
 cdef double SNAP = 1e-12
-cdef int64_t NOMEM = -(<int64_t>1 << 40)   # ExactGraphV1._node's out-of-memory answer
+cdef int64_t NOMEM = -(<int64_t>1 << 40)   # _resolve's answer when a node cannot be added
 
 cdef extern from *:
     """

@@ -183,3 +183,43 @@ def brute_force_moves(s: State, budget=None, memo=None, scc=None) -> dict[str, l
         c.apply(m)
         out[str(m)] = brute_force(c, line, budget, memo, scc)
     return out
+
+
+def walk_against_reference(g, s: State, ref) -> int:
+    """Walk every position below the root of the solved compiled graph ``g`` (through
+    ``node_edges``) and check that each has, in the solved Python reference solver ``ref``,
+    the value of the node it is met at, and the legal moves and chance outcomes the node's
+    edges say. Returns how many positions it met."""
+    from palace_solver import _engine as eng
+
+    root = eng.CState.from_state(s)
+    seen = {root.packed()}
+    todo = [(0, root)]
+    while todo:
+        u, here = todo.pop()
+        want = ref.value[ref.ids[here.to_state().key()]]
+        assert g.node_value(u) == tuple(float(x) for x in want) or all(
+            abs(float(x) - y) <= 1e-12 for x, y in zip(want, g.node_value(u))), (
+            here.to_state().describe(), u)
+        edges = g.node_edges(u, here)
+        assert [str(m) for m, _ in edges] == [str(m) for m in here.legal_moves()]
+        for m, outs in edges:
+            after = here.clone()
+            after.apply(m)
+            kids = [after]
+            if after.is_chance():
+                kids = []
+                for rank, _ in after.chance_outcomes():
+                    c = after.clone()
+                    c.apply(rank)
+                    kids.append(c)
+            assert len(kids) == len(outs)
+            for (_, t), c in zip(outs, kids):
+                if isinstance(t, tuple):
+                    assert c.is_terminal() and tuple(float(x) for x in c.result()) == t
+                    continue
+                k = c.packed()
+                if k not in seen:
+                    seen.add(k)
+                    todo.append((t, c))
+    return len(seen)

@@ -237,6 +237,24 @@ def test_bench_quick_on_a_subset(tmp_path):
     assert not math.isnan(float(row.split()[1]))
 
 
+def test_the_bench_compares_the_compiled_solver_with_the_python_reference():
+    """The bench's "before" column is the Python reference solver: on a small position it
+    finishes with the compiled solver's value and position count; past its cap it is not
+    started."""
+    from palace_solver.solve.bench import BEFORE_MAX_NODES, compare_exact
+
+    state = load_position(ENDGAME).to_state()
+    rows = compare_exact(state, 30.0, threads=(1,))
+    before, after, flat = rows["before"], rows["after_1"], rows["flat_1"]
+    assert list(rows)[0] == "before" and before["solved"] and after["solved"]
+    assert before["nodes"] == flat["nodes"] == reference(ENDGAME).stats["nodes"]
+    assert before["value"] == pytest.approx(after["value"], abs=1e-12)
+    assert before["bytes_per_position"] is None and before["solve_seconds"] >= 0
+    big = load_position(BIG).to_state()
+    rows = compare_exact(big, 20.0, threads=(1,), flat=False, max_nodes=BEFORE_MAX_NODES + 1000)
+    assert rows["before"]["skipped"] and not rows["before"]["solved"]
+
+
 def test_history_makes_a_move_back_to_an_earlier_position_a_draw(tmp_path):
     hist = tmp_path / "earlier.txt"
     hist.write_text(AFTER_PICKUP + "\n\n")

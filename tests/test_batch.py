@@ -311,7 +311,7 @@ def test_analyze_batch_one_result_a_line_with_error_records(tmp_path):
         assert single.exit_code == 0, single.output
         # a line's answer is the single analysis of that position with the same options
         assert _steady(o["analysis"]) == _steady(json.loads(single.output))
-    assert out[2]["analysis"]["method"] == "sampled"  # hidden cards
+    assert out[2]["analysis"]["method"] == "search"  # hidden cards: the engine's search
     assert out[0]["analysis"]["method"] == "depth_limited"  # exact mode, --depth 2
 
 

@@ -323,7 +323,7 @@ def test_analysis_json_keeps_the_contract():
                     "burned 10 4 4 4 4 | draw 29 | to_move 0")
     a = analyze_search(pos, samples=4, nodes=20_000, seed=1)
     j = a.to_json()
-    assert j["method"] == "sampled" and j["to_move"] == 0
+    assert j["method"] == "search" and j["to_move"] == 0
     assert len(j["loss_probability"]) == 2 and len(j["ci95"]) == 2
     assert j["samples"] == 4
     assert j["best_move"] == j["moves"][0]["move"]

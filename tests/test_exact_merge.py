@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from exact_gen import random_exact_state, random_rules
+from exact_gen import random_exact_state, random_rules, walk_against_reference
 
 from palace_solver import _engine as eng
 from palace_solver.game.cards import rank_name
@@ -29,41 +29,6 @@ def _solved(s, merge):
     assert g.build()
     g.solve()
     return g
-
-
-def _walk_every_position(g, s, ref):
-    """Every position below the root with the node it is met at; returns how many."""
-    root = eng.CState.from_state(s)
-    seen = {root.packed()}
-    todo = [(0, root)]
-    while todo:
-        u, here = todo.pop()
-        want = ref.value[ref.ids[here.to_state().key()]]
-        assert g.node_value(u) == tuple(float(x) for x in want) or all(
-            abs(float(x) - y) <= 1e-12 for x, y in zip(want, g.node_value(u))), (
-            here.to_state().describe(), u)
-        edges = g.node_edges(u, here)
-        assert [str(m) for m, _ in edges] == [str(m) for m in here.legal_moves()]
-        for m, outs in edges:
-            after = here.clone()
-            after.apply(m)
-            kids = [after]
-            if after.is_chance():
-                kids = []
-                for rank, _ in after.chance_outcomes():
-                    c = after.clone()
-                    c.apply(rank)
-                    kids.append(c)
-            assert len(kids) == len(outs)
-            for (_, t), c in zip(outs, kids):
-                if isinstance(t, tuple):
-                    assert c.is_terminal() and tuple(float(x) for x in c.result()) == t
-                    continue
-                k = c.packed()
-                if k not in seen:
-                    seen.add(k)
-                    todo.append((t, c))
-    return len(seen)
 
 
 def _same_answer(g, flat, exact):
@@ -108,7 +73,7 @@ def test_every_position_has_the_value_of_the_node_that_stands_for_it():
         ref = ExactSolver(s)
         ref.solve()
         # and the walk met every position of the reference solver's graph
-        assert _walk_every_position(g, s, ref) == len(ref.states)
+        assert walk_against_reference(g, s, ref) == len(ref.states)
 
 
 def _replay(line, here):

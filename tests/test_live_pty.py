@@ -46,7 +46,7 @@ def test_interactive_session(tmp_path):
     child.expect("bob plays 5; bob draws 1")
     child.expect(r"your turn> ")
     child.sendline("hint")
-    child.expect(r"suggestions for me \((sampled|exact|depth_limited|ismcts)")
+    child.expect(r"suggestions for me \((search|exact|depth_limited)")
     child.expect(r"1\. (9x2|9|K|pickup) +\d+\.\d%")  # a real ranking, not "unavailable"
     child.expect(r"your turn> ")
     child.sendline("me 9x2")

@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from palace_solver.agents.method_bots import HandTracker
+from palace_solver.agents.play import _sample
 from palace_solver.agents.registry import (
     AGENTS,
     AgentError,
@@ -19,7 +20,15 @@ from palace_solver.agents.registry import (
 from palace_solver.cli.main import cli
 from palace_solver.game.rules import Rules
 from palace_solver.game.state import PLAY_PHASE
-from palace_solver.jobs.match import make_start, match_tasks, play_task, run_match, summarize
+from palace_solver.jobs.match import (
+    make_start,
+    match_tasks,
+    p_value,
+    play_task,
+    run_match,
+    summarize,
+)
+from palace_solver.sample.policies import GreedyBot
 
 #: a cheap engine, so that whole matches fit in a test
 ENGINE = "engine:nodes=3000:determinizations=4:end_nodes=3000:end_determinizations=2"
@@ -130,11 +139,77 @@ def test_engine_det_hands_over_to_det_when_the_draw_pile_is_empty():
         assert moved == ([1, 0] if s.draw_pile > 0 else [0, 1]), (kind, s.draw_pile)
 
 
+def check_game(task: dict, r: dict) -> None:
+    """A finished game's record adds up: one loser at the end (or the loss shared by a
+    draw), A's loss its seat's, the outcome its score's."""
+    loss, n = r["loss"], task["players"]
+    assert sum(loss) == pytest.approx(1.0)
+    if r["reason"] == "end":
+        assert sorted(loss) == [0.0] * (n - 1) + [1.0], r
+        assert r["outcome"] == ("loss" if r["a_loss"] == 1.0 else "win"), r
+    else:
+        # a draw: the players still in share the loss
+        assert r["reason"] in ("repetition", "cap") and r["outcome"] == "draw", r
+        assert len({x for x in loss if x > 0}) == 1, r
+    assert r["a_loss"] == loss[task["seat"]]
+
+
 @pytest.mark.skipif(not openspiel_available(), reason="needs the openspiel extra")
 def test_os_ismcts_replays_the_game():
-    r = play_task(match_tasks("os_ismcts:sims=5", "greedy", starts=1, seed=2,
-                              kind="late")[0])
-    assert r["reason"] in ("end", "repetition", "cap") and r["a_decisions"] > 0
+    """OpenSpiel's ISMCTS seated by ``palace match`` follows the game it is dropped into
+    (its adapter replays the start; a move of the adapter that the table refuses would
+    raise), plays its seat, and the game is scored as any other; the same seed gives the
+    same game."""
+    tasks = match_tasks("os_ismcts:sims=5", "greedy", starts=1, seed=2, kind="late")
+    for t in tasks:
+        r = play_task(t)
+        check_game(t, r)
+        assert r["a_decisions"] > 0 and r["b_decisions"] > 0
+        again = play_task(t)
+        assert (again["loss"], again["decisions"]) == (r["loss"], r["decisions"])
+
+
+def test_every_game_of_a_match_adds_up():
+    tasks = match_tasks("greedy", "random", players=2, starts=6, seed=3)
+    for t in tasks:
+        check_game(t, play_task(t))
+    tasks = match_tasks("lowest", "greedy", players=3, starts=2, seed=3, kind="late")
+    for t in tasks:
+        check_game(t, play_task(t))
+
+
+def test_p_value_without_spread_is_a_sign_test():
+    """Every start scored the same: three starts cannot be significant, a thousand are."""
+    assert p_value(1.0, [1.0] * 3) == pytest.approx(0.25)
+    assert p_value(0.5, [0.5] * 3) == 1.0
+    assert p_value(0.0, [0.0] * 1000) < 1e-250
+    # with spread, the paired t statistic: significant only when the mean is off the null
+    assert p_value(0.75, [1.0, 0.5] * 50) < 1e-6
+    assert p_value(0.5, [1.0, 0.0] * 50) == pytest.approx(1.0)
+
+
+def test_tracker_matches_openspiel_known_cards():
+    """The public-knowledge tracker of the method bots agrees with the OpenSpiel adapter's
+    own record of the cards each player is known to hold, event after event."""
+    pyspiel = pytest.importorskip("pyspiel")
+    import palace_solver.interop.openspiel_game  # noqa: F401
+    game = pyspiel.load_game("python_palace", {"players": 2})
+    rng = random.Random(5)
+    st = game.new_initial_state()
+    tracker = HandTracker(2)
+    g = GreedyBot()
+    pickups = 0
+    while not st.is_terminal():
+        tracker.before(st.engine)
+        if st.is_chance_node():
+            st.apply_action(_sample(st.engine, rng))
+        else:
+            before = sum(map(sum, tracker.known))
+            st.apply_action(st.action_of(g.choose(st.engine, rng)))
+            pickups += sum(map(sum, st._d.known)) > before
+        tracker.after(st.engine)
+        assert tracker.known == st._d.known
+    assert pickups > 0      # the game made some hand cards public
 
 
 def test_cli_match_json_and_errors():

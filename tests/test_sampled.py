@@ -100,7 +100,7 @@ def test_whole_game_from_the_first_turn():
     """A full deal: hidden opponent hand, 34 cards in the draw pile."""
     pos = from_text("me: 3 5 9 / K A 2 / 3 ; bob: ?3 / Q 10 7 / 3 | draw 34 | to_move 0")
     a = analyze(pos, samples=6, seed=1)
-    assert a.method == "sampled" and a.samples == 6
+    assert a.method == "search" and a.samples == 6   # the engine's search (the default)
     _check_figures(a)
     assert {str(m.move) for m in a.moves} == {"3", "5", "9"}
     js = a.to_json()

@@ -1,34 +1,29 @@
-"""Bots driven by the analysis methods, for tournaments (benchmarks/tournament.py).
+"""Bots driven by the analysis methods, the agents of ``palace match``
+(:mod:`palace_solver.agents.registry`).
 
 A method bot sees only what its seat sees at the table (see :class:`HandTracker`): its own
 hand, every face-up card, the pile, the burned cards, the public counts, and the hand cards
 of the others that are publicly known (taken from the pile, or swapped in from the face-up
 cards at the deal) until they are played.
 
-``det`` (:class:`DetBot`): determinization over the compiled engine. Each decision deals
-the unknown hand cards of the others ``samples`` times (uniformly from the cards the seat
-has not seen, as :mod:`palace_solver.sample.sampler` does), values every legal move in each deal
-with the compiled iterative-deepening search (``DeepSearch``: alpha-beta, Star pruning
-at the face-down flips and draws, the fitted horizon evaluation at the cut-off) within
-``deal_nodes`` nodes, and plays the move with the lowest mean loss. When no hand card is
-hidden and the draw pile is empty the position is in exact mode (only face-down cards are
-unknown, to everybody): one deal, ``exact_mode_nodes`` nodes. A search whose last
-iteration needed no horizon evaluation has exact values. Identical deals are solved once
-per decision. Budgets are node counts, not seconds, so a game is reproducible on any
-machine.
+``det`` (:class:`DetBot`): determinization over the compiled deepening search, the compiled
+``Decider`` of ``ext/decide.pxi`` (:func:`palace_solver.sample.drawsearch.decide`) with
+every chance outcome kept and no playouts. Each decision deals the unknown hand cards of
+the others ``samples`` times (uniformly from the cards the seat has not seen), values every
+legal move in each deal by iterative deepening (alpha-beta, Star pruning at the face-down
+flips and draws, the horizon evaluation at the cut-off) within an equal share of
+``samples * deal_nodes`` nodes, and plays the move with the lowest mean loss. When no hand
+card is hidden and the draw pile is empty the position is in exact mode (only face-down
+cards are unknown, to everybody): one deal, ``exact_mode_nodes`` nodes. Identical deals are
+searched once. Budgets are node counts, not seconds, so a game is reproducible on any
+machine (``safety_seconds`` bounds a decision all the same).
 
 Ties between moves (within ``TIE``) go to the ``greedy`` bot's choice, so where the search
 sees no difference the bot keeps its specials as ``greedy`` does. Forced moves are played
 without search, face-up layouts are ``greedy``'s, and while the draw pile holds more than
 ``draw_limit`` cards the bot plays ``greedy`` (None: search always). The horizon evaluation
-is ``eval_mode`` (default ``"learned"``: the network of ``ext/evaluate.pxi``, switched on
-around the bot's searches; None keeps the module's mode). Measured against ``greedy`` on
-the same 200 full-deal starts, seats swapped, 4 deals of 3,000 nodes
-(benchmarks/eval_match.py; benchmarks/RESULTS-eval.md): greedy in the draw phase, 0.542
-with the card count and 0.610 with the learned evaluation; searching from the first play,
-0.466 and 0.539. Searching in the draw phase still costs, hence ``draw_limit=0``. (These
-measurements predate a fix: the depth-limited search mishandled a refill of two or more
-cards, see ``sample/drawsearch.py``; the engine's own agent is :class:`SearchBot`.)
+is ``eval_mode`` (default ``"learned"``: the network of ``ext/evaluate.pxi``; None keeps the
+module's mode).
 
 ``ismcts`` (:class:`IsmctsBot`): SO-ISMCTS (:mod:`palace_solver.sample.ismcts`, greedy playouts)
 on the same view, ``iterations`` per decision, with the same ``draw_limit`` rule (with the
@@ -50,8 +45,7 @@ from ..sample.ismcts import analyze_ismcts
 from ..sample.policies import GreedyBot
 from ..solve.engine import compiled
 
-__all__ = ["DetBot", "HandTracker", "IsmctsBot", "METHOD_BOTS", "SearchBot", "determinize",
-           "view_position"]
+__all__ = ["DetBot", "HandTracker", "IsmctsBot", "METHOD_BOTS", "SearchBot", "view_position"]
 
 #: Loss differences below this count as ties (broken by the greedy bot's choice).
 TIE = 1e-9
@@ -134,43 +128,6 @@ def history_positions(state: State, me: int, tracker: HandTracker | None) -> lis
             if past.stretch() == tag]
 
 
-def determinize(state: State, me: int, known, rng: random.Random) -> State:
-    """A copy of ``state`` where every other seat's unknown hand cards are redealt from the
-    cards ``me`` has not seen (the pool of face-down and draw-pile cards plus those hand
-    cards), uniformly; the rest goes back to the pool. ``known[q]``: counts known of q's
-    hand (None: nothing known)."""
-    s = state.clone()
-    unseen = s.pool[:]
-    slots = []
-    for q in range(s.n):
-        if q == me:
-            continue
-        kn = known[q] if known is not None else [0] * NRANK
-        hand = s.hands[q]
-        k = 0
-        for r in RANKS:
-            u = hand[r] - kn[r]
-            unseen[r] += u
-            k += u
-            hand[r] = kn[r]
-        slots.append((q, k))
-    cards = [r for r in RANKS for _ in range(unseen[r])]
-    rng.shuffle(cards)
-    i = 0
-    for q, k in slots:
-        for r in cards[i:i + k]:
-            s.hands[q][r] += 1
-            unseen[r] -= 1
-        i += k
-    s.pool = unseen
-    return s
-
-
-def _hidden_hand_cards(state: State, me: int, known) -> int:
-    return sum(sum(state.hands[q]) - (sum(known[q]) if known is not None else 0)
-               for q in range(state.n) if q != me)
-
-
 def _greedy_pick(state: State, moves_vals, mover: int, rng):
     """The best move; ties within TIE go to greedy's choice, else legal order."""
     best = min(v[mover] for _, v in moves_vals)
@@ -204,7 +161,11 @@ class _Base:
 
 
 class DetBot(_Base):
-    """Determinization over the compiled deepening search (module doc)."""
+    """Determinization over the compiled deepening search (module doc): the compiled
+    :class:`Decider` (:func:`palace_solver.sample.drawsearch.decide`) with every chance
+    outcome kept, ``samples`` deals sharing ``samples * deal_nodes`` nodes (one deal and
+    ``exact_mode_nodes`` when nothing is hidden), at most ``safety_seconds`` a decision
+    (then, and only then, the machine can change a game)."""
 
     name = "det"
 
@@ -217,42 +178,18 @@ class DetBot(_Base):
         self.samples, self.deal_nodes, self.draw_nodes = samples, deal_nodes, draw_nodes
         self.exact_mode_nodes = exact_mode_nodes
         self.hash_mb, self.safety_seconds = hash_mb, safety_seconds
-        self.stats.update(solves=0, nodes=0, safety_stops=0)
-        self._eng = compiled()
+        self.stats.update(solves=0, nodes=0)
 
-    def _solve(self, det: State, budget: int):
-        """[(move, loss vector)] of one deal in legal-move order, and whether exact.
-
-        Deepens 1, 2, ... plies while the next iteration is predicted to fit in ``budget``
-        nodes (node counts, not time, so a game is the same on any machine); stops early
-        when an iteration needed no horizon evaluation (its values are exact). The
-        prediction can miss: after cheap iterations along a forced line the tree may
-        suddenly branch (one such iteration ran for minutes). ``safety_seconds`` bounds
-        the whole search; an iteration cut by it is dropped (the previous one answers)
-        and counted in ``stats["safety_stops"]``, the only place where time, and so the
-        machine, can change a game."""
-        search = self._eng.DeepSearch(self._eng.CState.from_state(det), self.hash_mb)
-        deadline = time.perf_counter() + self.safety_seconds
-        last, prev, exact = None, 0, False
-        for d in range(1, 200):
-            before = search.nodes
-            left = deadline - time.perf_counter()
-            res = search.iterate(d, max(left, 1e-6)) if last is not None else \
-                search.iterate(d, 0.0)
-            if res is None:
-                self.stats["safety_stops"] += 1
-                break
-            exact, last = res
-            used = search.nodes - before
-            if exact:
-                break
-            # the next iteration costs about this one times the last growth (at least 2)
-            growth = max(2.0, used / prev) if prev else 4.0
-            if search.nodes + used * growth > budget:
-                break
-            prev = used
-        self.stats["nodes"] += search.nodes
-        return last, exact
+    def config(self, state: State, hidden: int) -> SearchConfig:
+        """The search of one decision: its deals and their shared node budget."""
+        if hidden == 0:
+            k, per = 1, (self.exact_mode_nodes if state.draw_pile == 0 else self.draw_nodes)
+        else:
+            k, per = self.samples, (self.deal_nodes if state.draw_pile == 0
+                                    else self.draw_nodes)
+        return SearchConfig(determinizations=k, nodes=k * per, chance_width=0, rollouts=0,
+                            max_depth=199, hash_mb=self.hash_mb,
+                            eval=self.eval_mode or compiled().get_eval_mode())
 
     def choose(self, state: State, rng: random.Random):
         m = self._trivial(state, rng)
@@ -261,42 +198,17 @@ class DetBot(_Base):
         t0 = time.perf_counter()
         me = state.to_move
         known = self.tracker.known if self.tracker is not None else None
-        drng = random.Random(f"det-{self.seed}-{self.stats['decisions']}")
-        hidden = _hidden_hand_cards(state, me, known)
-        if hidden == 0:
-            k, budget = 1, (self.exact_mode_nodes if state.draw_pile == 0 else self.draw_nodes)
-        else:
-            k, budget = self.samples, (self.deal_nodes if state.draw_pile == 0
-                                       else self.draw_nodes)
-        sums: dict = {}
-        order: list = []
-        solved: dict = {}
-        old_mode = self._eng.set_eval_mode(self.eval_mode) if self.eval_mode else None
-        try:
-            dets = []
-            for _ in range(k):
-                det = determinize(state, me, known, drng)
-                key = det.key()
-                if key not in solved:
-                    solved[key] = self._solve(det, budget)[0]
-                dets.append(key)
-        finally:
-            if old_mode is not None:
-                self._eng.set_eval_mode(old_mode)
-        for key in dets:
-            vals = solved[key]
-            for mv, v in vals:
-                if mv not in sums:
-                    sums[mv] = [0.0] * state.n
-                    order.append(mv)
-                acc = sums[mv]
-                for i in range(state.n):
-                    acc[i] += v[i]
+        view, hidden = state_view(state, me, known)
+        cfg = self.config(state, sum(hidden))
+        raw = decide(view, hidden, cfg, self.seed * 1_000_003 + self.stats["decisions"],
+                     self.safety_seconds)
+        vals = [(m, mean) for m, mean, _ in move_means(raw, state.n)]
         self.stats["searched"] += 1
-        self.stats["samples"] += k
-        self.stats["solves"] += len(solved)
+        self.stats["samples"] += len(raw["deals"])
+        self.stats["solves"] += len({id(d) for d in raw["deals"]})
+        self.stats["nodes"] += raw["nodes"]
         self.stats["seconds"] += time.perf_counter() - t0
-        return _greedy_pick(state, [(mv, sums[mv]) for mv in order], me, rng)
+        return _greedy_pick(state, vals, me, rng)
 
 
 class IsmctsBot(_Base):

@@ -239,5 +239,5 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
              "interval": "student-t on per-deal values; rule of three when all equal",
              "move_ci95": cis}
     best = moves[0]
-    return Analysis("sampled", mover, list(best.loss), moves, stats,
+    return Analysis("search", mover, list(best.loss), moves, stats,
                     ci95=[tuple(x) for x in cis[str(best.move)]], samples=k)

@@ -2,8 +2,8 @@
 
 For each two-player late-game position of the suite (growing sizes, up to 3 hand + 3
 face-up + 3 face-down cards each): the time to the exact value with the whole-graph solver
-(the current one with 1 and 2 threads and, side by side, the first one: positions a second
-of build and solve, bytes a position),
+(the compiled one with 1 and 2 threads and, side by side, without merged positions and the
+Python reference solver: positions a second of build and solve, bytes a position),
 the depth that iterative deepening reaches within each time budget, nodes, nodes/s, table
 hit rate and memory; and, side by side in the same run, a plain expectiminimax (no table,
 no pruning, same compiled move generator) against our depth-limited search at equal depth.
@@ -18,6 +18,7 @@ from importlib import resources
 from ..game.position import Position
 from .deepening import STAR2_OFF, STAR2_TABLE, search_deepening
 from .engine import _module
+from .exact import ExactSolver
 
 
 def load_suite(path: str | None = None) -> list[tuple[str, Position]]:
@@ -36,10 +37,65 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-#: The whole-graph solvers the bench can time: the current one, the current one without
-#: merged positions, and the first one (kept as ExactGraphV1 for the before/after columns;
-#: one thread, full keys).
+#: The whole-graph solvers the bench can time: the compiled one, the compiled one without
+#: merged positions, and the Python reference solver (solve/exact.py, exact fractions: the
+#: "before" the compiled one is measured against).
 SOLVERS = ("after", "flat", "before")
+#: The Python reference solver keeps a State per position: it is given at most this many.
+BEFORE_MAX_NODES = 300_000
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+class _BudgetedSolver(ExactSolver):
+    """The reference solver with a deadline and a cap on the positions of its graph."""
+
+    def __init__(self, root, seconds: float, max_nodes: int):
+        super().__init__(root)
+        self.deadline = time.perf_counter() + seconds
+        self.max_nodes = max_nodes
+        self.build_seconds = 0.0
+
+    def _node(self, s, todo):
+        if len(self.states) >= self.max_nodes or time.perf_counter() > self.deadline:
+            raise _OutOfBudget
+        return super()._node(s, todo)
+
+    def build(self) -> None:
+        t0 = time.perf_counter()
+        try:
+            super().build()
+        finally:
+            self.build_seconds = time.perf_counter() - t0
+
+
+def _reference_time(state, seconds: float, max_nodes: int) -> dict:
+    """:func:`exact_time` of the Python reference solver (no memory figures: Python
+    objects)."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    ref = _BudgetedSolver(state, seconds, min(max_nodes, BEFORE_MAX_NODES))
+    try:
+        ref.solve()
+        ok = True
+    except _OutOfBudget:
+        ok = False
+    secs, cpu = time.perf_counter() - t0, time.process_time() - c0
+    nodes = len(ref.states)
+    out = {"solver": "before", "threads": 1, "solved": ok, "seconds": round(secs, 4),
+           "cpu_seconds": round(cpu, 4), "nodes": nodes,
+           "nodes_per_second": round(nodes / secs) if secs else None,
+           "build_seconds": round(ref.build_seconds, 4),
+           "build_positions_per_second": round(nodes / ref.build_seconds)
+           if ref.build_seconds else None,
+           "memory_mb": None, "bytes_per_position": None, "build_bytes_per_position": None,
+           "value": [float(x) for x in ref.value[0]] if ok else None}
+    if ok:
+        solve = secs - ref.build_seconds
+        out["solve_seconds"] = round(solve, 4)
+        out["solve_positions_per_second"] = round(nodes / solve) if solve > 0 else None
+    return out
 
 
 def exact_time(state, seconds: float, max_nodes: int = 60_000_000, threads: int = 1,
@@ -48,27 +104,24 @@ def exact_time(state, seconds: float, max_nodes: int = 60_000_000, threads: int 
 
     Positions a second of the build and of the solve, and the bytes a position: of the
     solved graph (``bytes_per_position``) and at the build's peak (keys and map included).
-    ``solver="before"`` times the first compiled solver (one thread) instead, and
-    ``solver="flat"`` the current one without merged positions (a node a position).
+    ``solver="before"`` times the Python reference solver instead (at most
+    :data:`BEFORE_MAX_NODES` positions), and ``solver="flat"`` the compiled one without
+    merged positions (a node a position).
     """
-
+    if solver == "before":
+        return _reference_time(state, seconds, max_nodes)
     eng = _module()
     t0 = time.perf_counter()
     c0 = time.process_time()
-    root = eng.CState.from_state(state)
-    if solver == "before":
-        g = eng.ExactGraphV1(root)
-        ok = g.build(max_nodes=max_nodes, seconds=seconds)
-    else:
-        g = eng.ExactGraph(root, threads, True, solver == "after")
-        ok = g.build(max_nodes=max_nodes, seconds=seconds)
+    g = eng.ExactGraph(eng.CState.from_state(state), threads, True, solver == "after")
+    ok = g.build(max_nodes=max_nodes, seconds=seconds)
     if ok:
         g.solve()
     secs = time.perf_counter() - t0
     cpu = time.process_time() - c0
     st = g.stats()
     nodes = st["nodes"]
-    out = {"solver": solver, "threads": 1 if solver == "before" else threads,
+    out = {"solver": solver, "threads": threads,
            "solved": bool(ok), "seconds": round(secs, 4), "cpu_seconds": round(cpu, 4),
            "nodes": nodes,
            "nodes_per_second": round(nodes / secs) if secs else None,
@@ -77,37 +130,40 @@ def exact_time(state, seconds: float, max_nodes: int = 60_000_000, threads: int 
            if g.build_seconds else None,
            "memory_mb": st["memory_mb"],
            "bytes_per_position": round(st["memory_mb"] * 2**20 / max(nodes, 1), 1),
+           "build_bytes_per_position": st["build_bytes_per_position"],
            "value": g.root_value() if ok else None}
     if ok:
         out["solve_seconds"] = round(g.solve_seconds, 4)
         out["solve_positions_per_second"] = (round(nodes / g.solve_seconds)
                                              if g.solve_seconds else None)
-    if solver != "before":
-        out["build_bytes_per_position"] = st["build_bytes_per_position"]
-        if ok:
-            out["graph_digest"] = g.graph_digest()
-        if st.get("layers") and ok and state.n - sum(state.out) > 2:
+        out["graph_digest"] = g.graph_digest()
+        if st.get("layers") and state.n - sum(state.out) > 2:
             out["fixed_point"] = g.fixed_point()
-    else:
-        # the first solver kept its keys and map to the end: its memory is its peak
-        out["build_bytes_per_position"] = out["bytes_per_position"]
     del g
     return out
 
 
 def compare_exact(state, seconds: float, threads=(1, 2), max_nodes: int = 60_000_000,
                   before: bool = True, flat: bool = True) -> dict:
-    """The first solver, the current one with each thread count and the current one without
-    merged positions (the most threads), one after another on the same position (side by
-    side in one run)."""
+    """The Python reference solver, the compiled one with each thread count and the compiled
+    one without merged positions (the most threads), one after another on the same position
+    (side by side in one run)."""
     rows = {}
-    if before:
-        rows["before"] = exact_time(state, seconds, max_nodes, 1, "before")
     for t in threads:
         rows[f"after_{t}"] = exact_time(state, seconds, max_nodes, t, "after")
     if flat:
         t = max(threads)
         rows[f"flat_{t}"] = exact_time(state, seconds, max_nodes, t, "flat")
+    if before:
+        # Positions the compiled graphs met (a lower bound when one stopped early): past the
+        # reference solver's cap it is not started.
+        met = max(r["nodes"] for r in rows.values())
+        if met > BEFORE_MAX_NODES:
+            ref = {"solver": "before", "threads": 1, "solved": False,
+                   "skipped": f"more than {BEFORE_MAX_NODES:,} positions", "nodes": met}
+        else:
+            ref = exact_time(state, seconds, max_nodes, 1, "before")
+        rows = {"before": ref, **rows}
     digests = {r.get("graph_digest") for k, r in rows.items() if k.startswith("after")
                and r["solved"]}
     rows["same_graph_bytes"] = len(digests) <= 1
@@ -211,11 +267,9 @@ def summary(rows, limits=(10.0, 60.0)) -> dict:
                               ("build_positions_per_second", "build_seconds"),
                               ("solve_positions_per_second", "solve_seconds")):
                 t[name] = round(t["positions"] / t[sec]) if t[sec] else None
-            t["bytes_per_position"] = round(sum(c[k]["bytes_per_position"] * c[k]["nodes"]
-                                                for c in both) / t["positions"], 1)
-            t["build_bytes_per_position"] = round(
-                sum(c[k]["build_bytes_per_position"] * c[k]["nodes"] for c in both)
-                / t["positions"], 1)
+            for name in ("bytes_per_position", "build_bytes_per_position"):
+                t[name] = None if any(c[k][name] is None for c in both) else round(
+                    sum(c[k][name] * c[k]["nodes"] for c in both) / t["positions"], 1)
         res["compare"] = {"positions_solved_by_all": len(both), "totals": tot,
                           "same_graph_bytes": all(c["same_graph_bytes"] for c in cmp)}
         if "before" in tot:

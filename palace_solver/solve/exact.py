@@ -90,18 +90,13 @@ class ExactSolver:
             return tuple(draw_value(s))
         return self._node(s, todo)
 
-    def _moves(self, s: State) -> list[Move]:
-        """The moves a node of the graph has: every legal one (a subclass may fix a side's
-        choices, as ``benchmarks/search_probe.py`` does to bound a value)."""
-        return s.legal_moves()
-
     def build(self) -> None:
         todo: list[int] = []
         self._node(self.root.clone(), todo)
         while todo:
             u = todo.pop()
             s = self.states[u]
-            ms = self._moves(s)
+            ms = s.legal_moves()
             es = []
             for m in ms:
                 c = s.clone()
