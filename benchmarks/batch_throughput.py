@@ -1,7 +1,7 @@
 """Throughput of the batch layer against the number of workers: games/s (``palace play
 --games N``) and positions/s (``palace analyze --batch``), in local processes and on Ray.
 
-    python benchmarks/batch_throughput.py                  # 1, 2 local; Ray 1, 2, 4, 8
+    python benchmarks/batch_throughput.py                  # 1, 2 local; Ray 1, 2, 4, 8: results/
     python benchmarks/batch_throughput.py --quick          # smaller batches
     python benchmarks/batch_throughput.py --ray-workers 1,2 --games 4000
 
@@ -48,6 +48,8 @@ import time
 # A benchmark cluster stays on the loopback address (Ray otherwise binds the routable IP).
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
+import provenance  # noqa: E402
 
 from palace_solver.game.position import InvalidPositionError, Position, to_text  # noqa: E402
 from palace_solver.game.rules import Rules  # noqa: E402
@@ -143,7 +145,10 @@ def main(argv=None) -> int:
                     help="no-op tasks for the per-task overhead")
     ap.add_argument("--quick", action="store_true", help="small batches")
     ap.add_argument("--json", action="store_true", help="print JSON")
+    ap.add_argument("--no-save", action="store_true",
+                    help="do not write benchmarks/results/batch-throughput.json")
     args = ap.parse_args(argv)
+    rec = provenance.record()
     if args.quick:
         args.games, args.positions, args.overhead_tasks = 600, 6, 200
     games, pos = workloads(args)
@@ -175,6 +180,8 @@ def main(argv=None) -> int:
            args.per_task, "positions": len(pos), "samples": args.samples, "cpus":
            os.cpu_count(), "load_average": os.getloadavg()[0], "rows": rows,
            "ray_overhead": overhead}
+    if not args.no_save:
+        print(provenance.write("batch-throughput.json", out, rec), file=sys.stderr)
     if args.json:
         print(json.dumps(out, indent=2))
         return 0

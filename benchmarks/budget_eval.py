@@ -4,14 +4,14 @@ exact best move, its regret and its value error, on exact-mode positions whose w
 (0.3 M to 25 M positions) were solved exactly beforehand.
 
     python benchmarks/budget_eval.py --make 40            # positions + exact values (slow)
-    python benchmarks/budget_eval.py                      # the evaluation at 0.2 s and 1 s
-    python benchmarks/budget_eval.py --budgets 0.2,1,5 --json results.json
+    python benchmarks/budget_eval.py                      # at 0.2 s and 1 s (results/)
+    python benchmarks/budget_eval.py --budgets 0.2,1,5 --output other.json
     python benchmarks/budget_eval.py --fit sizes.jsonl    # refit solve/compiled.py's _FIT
 
-``--make`` draws random exact-mode positions (two and three players, tests/exact_gen.py's
-generator), solves each whole graph and keeps those of 0.3 M to 25 M positions where the
-choice matters (some move is worse than the best), with every move's exact loss, in
-``benchmarks/positions/budget_eval.jsonl`` (every graph built, kept or not, goes to
+``--make`` draws random exact-mode positions (two and three players, the generator of
+palace_solver.game.generate), solves each whole graph and keeps those of 0.3 M to 25 M
+positions where the choice matters (some move is worse than the best), with every move's
+exact loss, in ``benchmarks/positions/budget_eval.jsonl`` (every graph built, kept or not, goes to
 ``benchmarks/positions/graph_sizes.jsonl`` for ``--fit``). A 0.05 s search first skips
 positions where every move looks the same (about five in six of those drawn).
 
@@ -37,8 +37,9 @@ import statistics
 import sys
 import time
 
+import provenance
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
 POSITIONS = ROOT / "benchmarks" / "positions" / "budget_eval.jsonl"
 SIZES = ROOT / "benchmarks" / "positions" / "graph_sizes.jsonl"
 
@@ -51,9 +52,8 @@ def _decides(moves, mover) -> bool:
 
 def make(count: int, seed: int, lo: int, hi: int, seconds: float, threads: int,
          out_path=None, sizes_path=None) -> None:
-    from exact_gen import random_exact_state
-
     from palace_solver import _engine as eng
+    from palace_solver.game.generate import random_exact_state
     from palace_solver.game.position import Position
     from palace_solver.game.rules import Rules
     from palace_solver.solve.compiled import predict_nodes
@@ -184,7 +184,9 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="Only the first N positions.")
     ap.add_argument("--threads", type=int, default=None,
                     help="Threads of the graph solver (default: every core).")
-    ap.add_argument("--json", default=None, metavar="FILE", help="Write the results here.")
+    ap.add_argument("--output", default="budget-eval.json", metavar="FILE",
+                    help="Results file (a bare name goes to benchmarks/results/).")
+    ap.add_argument("--no-save", action="store_true", help="print only")
     args = ap.parse_args(argv)
     if args.fit:
         fit(args.fit)
@@ -194,10 +196,10 @@ def main(argv=None) -> int:
              args.positions)
         return 0
     budgets = [float(x) for x in args.budgets.split(",") if x.strip()]
+    rec = provenance.record()
     res = evaluate(budgets, args.limit, args.threads, args.positions)
-    text = json.dumps(res, indent=1)
-    if args.json:
-        pathlib.Path(args.json).write_text(text + "\n")
+    if not args.no_save:
+        print(provenance.write(args.output, res, rec))
     print(json.dumps({"positions": res["positions"], "budgets": res["budgets"],
                       "load_average": [res["load_average_before"], res["load_average_after"]]},
                      indent=1))

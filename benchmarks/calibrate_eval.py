@@ -11,16 +11,11 @@ the fitted parameters (and of the constant 1/2, for scale).
 import argparse
 import itertools
 import random
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from exact_gen import random_exact_state  # noqa: E402
-
-from palace_solver import _engine  # noqa: E402
-from palace_solver.game.rules import Rules  # noqa: E402
-from palace_solver.solve.solver import solve_exact  # noqa: E402
+from palace_solver import _engine
+from palace_solver.game.generate import random_exact_state
+from palace_solver.game.rules import Rules
+from palace_solver.solve.solver import solve_exact
 
 
 def main() -> None:

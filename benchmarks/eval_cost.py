@@ -4,7 +4,7 @@ and the same network through Python (features of palace_solver/learn/features.py
 numpy forward pass of palace_solver/learn/model.py, one position at a time, as a Python
 search would call it).
 
-    python benchmarks/eval_cost.py [--positions 2000] [--reps 200]
+    python benchmarks/eval_cost.py [--positions 2000] [--reps 200]   # results/eval-cost.json
 
 Positions: decision nodes of greedy self-play games, 2-5 players (seeded). Times are CPU
 time of this process (the machine is shared: waiting for a core does not count).
@@ -16,11 +16,9 @@ for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import random  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import provenance  # noqa: E402
 
 from palace_solver import _engine  # noqa: E402
 from palace_solver.game.rules import Rules  # noqa: E402
@@ -55,7 +53,9 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=2000)
     ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-save", action="store_true", help="print only")
     args = ap.parse_args()
+    rec = provenance.record()
     states = positions(args.positions, args.seed)
     cs = [_engine.CState.from_state(s) for s in states]
     c = _engine.eval_cost(cs, args.reps)
@@ -73,6 +73,13 @@ def main() -> None:
           f"({c['learned_ns'] / c['cardcount_ns']:.0f}x the card count)")
     print(f"learned, Python + numpy:   {py:10.0f} ns a call "
           f"({py / c['learned_ns']:.0f}x the compiled network)")
+    if not args.no_save:
+        out = {"positions": len(states), "reps": args.reps, "seed": args.seed,
+               "network": [meta.get("h1"), meta.get("h2")],
+               "cardcount_compiled_ns": round(c["cardcount_ns"], 1),
+               "learned_compiled_ns": round(c["learned_ns"], 1),
+               "learned_python_ns": round(py, 1)}
+        print(provenance.write("eval-cost.json", out, rec))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ count, the learned network and a constant, on positions the exact solver can sol
 
 Sets of positions:
 
-- ``random``: random two-player exact-mode positions (tests/exact_gen.py, as
+- ``random``: random two-player exact-mode positions (palace_solver.game.generate, as
   benchmarks/calibrate_eval.py draws them: 0-3 hand, 0-3 face-up, 0-2 face-down cards each,
   pile of 0-3), solved exactly; with seed 0 and 150 positions, the set the card count was
   fitted on (squared error 0.164 there);
@@ -19,19 +19,15 @@ import argparse
 import json
 import math
 import random
-import sys
 from pathlib import Path
 
+from palace_solver import _engine
+from palace_solver.game.generate import random_exact_state
+from palace_solver.game.position import Position
+from palace_solver.game.rules import Rules
+from palace_solver.learn.model import load_weights
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from exact_gen import random_exact_state  # noqa: E402
-
-from palace_solver import _engine  # noqa: E402
-from palace_solver.game.position import Position  # noqa: E402
-from palace_solver.game.rules import Rules  # noqa: E402
-from palace_solver.learn.model import load_weights  # noqa: E402
 
 
 def random_set(k: int, seed: int):

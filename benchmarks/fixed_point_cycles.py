@@ -5,33 +5,30 @@ With three or more players still in, a layer of the exact graph is solved by Jac
 from the draw value (palace_solver/solve/exact.py, ``_solve_layer_np``). On some layers the
 sweeps never settle: they cycle, and the values are those after 1,000 sweeps, not a fixed
 point; the analysis then says ``"converged": false``. This script draws random exact-mode
-positions of 3 and 4 players (tests/exact_gen.py's generator: standard rules, or one or two
+positions of 3 and 4 players (palace_solver.game.generate: standard rules, or one or two
 random variants with ``--variants``), solves each whole graph with the compiled solver
 (up to ``--max-nodes`` positions; larger ones are skipped and counted) and counts the
 positions and layers that cycle.
 
-    python benchmarks/fixed_point_cycles.py --positions 1000 --seed 0 [--json out.json]
+    python benchmarks/fixed_point_cycles.py --positions 1000 --seed 0 [--output FILE]
 """
 from __future__ import annotations
 
 import argparse
 import json
-import pathlib
 import random
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+import provenance
+
+from palace_solver import _engine as eng
+from palace_solver.game.generate import random_exact_state, random_rules
+from palace_solver.game.position import Position
+from palace_solver.game.rules import Rules
 
 
 def main(argv=None) -> int:
-    from exact_gen import random_exact_state, random_rules
-
-    from palace_solver import _engine as eng
-    from palace_solver.game.position import Position
-    from palace_solver.game.rules import Rules
-
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--positions", type=int, default=1000, help="Positions to draw.")
     ap.add_argument("--seed", type=int, default=0)
@@ -41,8 +38,11 @@ def main(argv=None) -> int:
                     help="Draw 0-2 random rule variants per position (default: standard).")
     ap.add_argument("--examples", default=None, metavar="FILE",
                     help="Write the cycling positions (JSON lines) here.")
-    ap.add_argument("--json", default=None, metavar="FILE", help="Write the summary here.")
+    ap.add_argument("--output", default=None, metavar="FILE",
+                    help="Also write the summary here, with its provenance (a bare name goes "
+                         "to benchmarks/results/).")
     args = ap.parse_args(argv)
+    rec = provenance.record()
     rng = random.Random(args.seed)
     t0 = time.time()
     counts = {3: [0, 0, 0, 0], 4: [0, 0, 0, 0]}   # solved, skipped, cycling positions, with 3+ layers
@@ -83,10 +83,9 @@ def main(argv=None) -> int:
         with open(args.examples, "w") as f:
             for e in sorted(examples, key=lambda e: e["nodes"]):
                 f.write(json.dumps(e) + "\n")
-    text = json.dumps(out, indent=1)
-    if args.json:
-        pathlib.Path(args.json).write_text(text + "\n")
-    print(text)
+    print(json.dumps(out, indent=1))
+    if args.output:
+        print(provenance.write(args.output, out, rec))
     return 0
 
 

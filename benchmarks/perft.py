@@ -8,8 +8,8 @@ reported as MISMATCH (exit status 1). The same positions are searched by a Pytho
 State.clone/apply to a smaller depth (its count must equal the compiled one at that depth),
 and both speeds are reported as successors made per second, with their ratio.
 
-    python benchmarks/perft.py            # signatures + speed
-    python benchmarks/perft.py --quick    # signatures only (no Python engine timing)
+    python benchmarks/perft.py            # signatures + speed: benchmarks/results/perft.json
+    python benchmarks/perft.py --quick    # signatures only (no Python engine timing, no file)
     python benchmarks/perft.py --regenerate   # rebuild the suite (new signatures!)
 """
 from __future__ import annotations
@@ -20,6 +20,8 @@ import random
 import sys
 import time
 from pathlib import Path
+
+import provenance
 
 from palace_solver.game.position import Position
 from palace_solver.game.rules import Rules
@@ -41,8 +43,6 @@ SIGNATURES = {
     "3p-std": (11, 9658185),
     "4p-std": (13, 8775344),
 }
-
-
 
 
 def load_suite():
@@ -93,6 +93,8 @@ def main(argv=None) -> int:
     from palace_solver.solve.engine import compiled
     CState = compiled().CState
 
+    rec = provenance.record()
+    rows = []
     bad = 0
     c_nodes = c_time = py_nodes = py_time = 0.0
     print(f"{'position':18} {'depth':>5} {'leaves':>12} {'successors':>12} {'Mnodes/s':>9}"
@@ -129,6 +131,10 @@ def main(argv=None) -> int:
                 bad += 1
             py = f"{py_depth:>8} {counter[0] / pdt:>10.0f}"
         print(f"{name:18} {depth:>5} {leaves:>12} {made:>12} {made / dt / 1e6:>9.1f} {py}  {sig}")
+        rows.append({"position": name, "depth": depth, "leaves": leaves, "successors": made,
+                     "seconds": round(dt, 4), "signature": sig,
+                     **({"python_depth": py_depth, "python_nodes_per_second":
+                         round(counter[0] / pdt)} if not args.quick else {})})
     c_rate = c_nodes / c_time
     print(f"compiled: {c_nodes:.0f} successors in {c_time:.2f} s = {c_rate / 1e6:.1f} M/s")
     if not args.quick:
@@ -137,6 +143,11 @@ def main(argv=None) -> int:
         print(f"ratio compiled/python: {c_rate / py_rate:.0f}x")
     if bad:
         print(f"{bad} signature problem(s)")
+    if not args.quick and not args.deeper:
+        summary = {"compiled_nodes_per_second": round(c_rate),
+                   "python_nodes_per_second": round(py_rate),
+                   "ratio": round(c_rate / py_rate), "signature_problems": bad}
+        print(provenance.write("perft.json", {"rows": rows, "summary": summary}, rec))
     return 1 if bad else 0
 
 

@@ -1,6 +1,7 @@
-"""Speed of the engine agent's parts, compiled against the Python path each replaces.
+"""Speed of the engine's search: its decisions and playouts, compiled against the Python
+path each replaces.
 
-    python benchmarks/speed.py [--positions 40]
+    python benchmarks/speed.py [--positions 40]        # benchmarks/results/speed.json
 
 Positions: the first play decision of ``--positions`` full deals (``palace match`` starts,
 two players), and the same games 20 greedy decisions later. For each part, the compiled
@@ -14,26 +15,24 @@ rate and the Python rate on the same positions:
 - endgame decision: one ``engine`` decision once the draw pile is empty (``ENGINE_END``: 16
   deals sharing 150,000 nodes, deepening with the learned evaluation), on the first
   decision of ``--positions`` late starts: ms per decision, nodes/s, depth reached.
-- evaluation: one horizon evaluation per call, compiled (``eval_position`` under the card
-  count and the learned network; a Python call each, so the figure includes the call) and
-  the numpy mirror of the learned network (palace_solver/learn) per position.
+
+Times are CPU seconds of this process (waiting for a shared core does not count). The cost
+of one horizon evaluation is ``benchmarks/eval_cost.py``'s question.
 """
 from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import provenance
 
-from palace_solver.game.rules import Rules  # noqa: E402
-from palace_solver.jobs.match import make_start  # noqa: E402
-from palace_solver.sample.drawsearch import ENGINE, ENGINE_END, decide, state_view  # noqa: E402
-from palace_solver.sample.policies import GreedyBot  # noqa: E402
-from palace_solver.sample.rollout import playout  # noqa: E402
-from palace_solver.solve.engine import compiled  # noqa: E402
+from palace_solver.game.rules import Rules
+from palace_solver.jobs.match import make_start
+from palace_solver.sample.drawsearch import ENGINE, ENGINE_END, decide, state_view
+from palace_solver.sample.policies import GreedyBot
+from palace_solver.sample.rollout import playout
+from palace_solver.solve.engine import compiled
 
 
 def positions(k: int):
@@ -57,7 +56,10 @@ def positions(k: int):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--positions", type=int, default=40)
+    ap.add_argument("--no-save", action="store_true", help="print only")
     args = ap.parse_args(argv)
+    rec = provenance.record()
+    out = {"positions": args.positions}
     E = compiled()
     pos = positions(args.positions)
     print(f"{len(pos)} positions")
@@ -91,6 +93,9 @@ def main(argv=None):
     pt = time.process_time() - t0
     print(f"playout: compiled {steps / ct:,.0f} decisions/s ({steps} decisions), Python "
           f"{psteps / pt:,.0f} decisions/s ({psteps}): {steps / ct / (psteps / pt):,.0f}x")
+    out["playout"] = {"compiled_decisions_per_second": round(steps / ct),
+                      "python_decisions_per_second": round(psteps / pt),
+                      "ratio": round(steps / ct / (psteps / pt))}
     # decisions
     nodes, t0, nd = 0, time.process_time(), 0
     for j, (s, tr) in enumerate(pos):
@@ -103,6 +108,10 @@ def main(argv=None):
     dt = time.process_time() - t0
     print(f"engine decision: {1000 * dt / nd:.1f} ms CPU each ({nd} decisions), "
           f"{nodes / dt:,.0f} nodes/s, {nodes / nd:,.0f} nodes each")
+    out["decision"] = {"decisions": nd, "ms_per_decision": round(1000 * dt / nd, 2),
+                       "decisions_per_second": round(nd / dt, 2),
+                       "nodes_per_second": round(nodes / dt),
+                       "nodes_per_decision": round(nodes / nd)}
     # endgame decisions
     nodes, depth, t0, nd = 0, 0, time.process_time(), 0
     for j in range(args.positions):
@@ -118,33 +127,14 @@ def main(argv=None):
     print(f"engine endgame decision: {1000 * dt / nd:.1f} ms CPU each ({nd} decisions), "
           f"{nodes / dt:,.0f} nodes/s, {nodes / nd:,.0f} nodes each, depth {depth / nd:.1f} "
           f"on average")
-    # evaluation per call
-    cs = [E.CState.from_state(s) for s, _ in pos]
-    for mode in ("cardcount", "learned"):
-        old = E.set_eval_mode(mode)
-        reps = 200
-        t0 = time.process_time()
-        for _ in range(reps):
-            for c in cs:
-                E.eval_position(c)
-        et = time.process_time() - t0
-        E.set_eval_mode(old)
-        print(f"evaluation {mode}: {1e6 * et / (reps * len(cs)):.2f} us per call (compiled, "
-              f"Python call included)")
-    try:
-        from palace_solver.learn import features, model
-        w, _ = model.load_weights(Path(E.__file__).parent / "data" / "eval_weights.npz")
-        t0 = time.process_time()
-        reps = 5
-        for _ in range(reps):
-            for s, _ in pos:
-                _, x = features.state_rows(s)
-                model.probs(w, x)
-        nt = time.process_time() - t0
-        print(f"evaluation learned, numpy mirror: {1e6 * nt / (reps * len(pos)):.1f} us per "
-              f"position")
-    except Exception as e:  # noqa: BLE001 - the mirror's API may move
-        print(f"numpy mirror not measured: {type(e).__name__}: {e}")
+    out["endgame_decision"] = {"decisions": nd, "ms_per_decision": round(1000 * dt / nd, 2),
+                               "decisions_per_second": round(nd / dt, 2),
+                               "nodes_per_second": round(nodes / dt),
+                               "nodes_per_decision": round(nodes / nd),
+                               "mean_depth": round(depth / nd, 2)}
+    if not args.no_save:
+        print(provenance.write("speed.json", out, rec))
+    return out
 
 
 if __name__ == "__main__":

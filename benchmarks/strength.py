@@ -6,28 +6,30 @@
 
 Each row is one ``palace match`` (palace_solver/jobs/match.py: every start in every seating,
 common random numbers, paired 95% intervals), its games saved in
-``benchmarks/strength_results/ROW.jsonl`` (the batch layer's resumable file), so a row
+``benchmarks/results/strength/ROW.jsonl`` (the batch layer's resumable file), so a row
 stopped early is reported over the starts whose seatings all finished, and the same command
 resumes it. ``report`` says for each row how many starts it holds: a row with fewer starts
 than asked is never presented as the full row.
+
+Beside the games, ``ROW.agents.json`` records what played (each agent's budgets) and, for
+each run that added games, its provenance (benchmarks/provenance.py: command, commit, date,
+machine and load, versions).
 """
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import provenance
 
-from palace_solver.agents.registry import make_agent  # noqa: E402
-from palace_solver.game.rules import Rules  # noqa: E402
-from palace_solver.jobs.batch import FORMAT, batch_fingerprint  # noqa: E402
-from palace_solver.jobs.match import match_tasks, play_task, run_match, summarize  # noqa: E402
+from palace_solver.agents.registry import make_agent
+from palace_solver.game.rules import Rules
+from palace_solver.jobs.batch import FORMAT, batch_fingerprint
+from palace_solver.jobs.match import match_tasks, play_task, run_match, summarize
 
-HERE = Path(__file__).resolve().parent / "strength_results"
+HERE = provenance.RESULTS / "strength"
 
 #: row -> (A, B, players, kind, starts asked)
 ROWS = {
@@ -65,31 +67,32 @@ def agent_budget(spec: str) -> dict:
     return out
 
 
-def _commit() -> str | None:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).resolve().parent, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-
-
 def run(row: str, starts: int | None, jobs: int) -> dict:
-    """Play the row (resuming its file); its agents' budgets and the commit go to
-    ``ROW.agents.json`` beside it, so a result says what played."""
+    """Play the row (resuming its file); its agents' budgets go to ``ROW.agents.json``
+    beside it, so a result says what played, and each run's provenance is added to its
+    ``provenance`` list."""
     a, b, n, kind, asked = ROWS[row]
-    HERE.mkdir(exist_ok=True)
+    HERE.mkdir(parents=True, exist_ok=True)
     side = HERE / f"{row}.agents.json"
-    record = {"commit": _commit(), "agents": [agent_budget(a), agent_budget(b)]}
+    rec = provenance.record()
+    record = {"agents": [agent_budget(a), agent_budget(b)], "provenance": []}
     if side.exists():
         old = json.loads(side.read_text())
         if old["agents"] != record["agents"]:
             raise SystemExit(f"{side} records other agents than today's; move the row's "
                              f"files away to start it again")
-    else:
-        side.write_text(json.dumps(record, indent=1) + "\n")
     grow(row, starts or asked)
-    return run_match(a, b, players=n, kind=kind, starts=starts or asked, seed=0, jobs=jobs,
-                     output=_file(row), progress=True)
+    if side.exists():
+        record = json.loads(side.read_text())     # as grow() left it
+    # written before the games (a run killed midway still says what played) and again after
+    runs = record.setdefault("provenance", [])
+    runs.append(dict(provenance.finish(rec), finished=False))
+    side.write_text(json.dumps(record, indent=1) + "\n")
+    out = run_match(a, b, players=n, kind=kind, starts=starts or asked, seed=0, jobs=jobs,
+                    output=_file(row), progress=True)
+    runs[-1] = dict(provenance.finish(rec), finished=True, games=out["games"])
+    side.write_text(json.dumps(record, indent=1) + "\n")
+    return out
 
 
 def grow(row: str, starts: int) -> None:
@@ -124,7 +127,7 @@ def grow(row: str, starts: int) -> None:
     if side.exists():   # the games after these are played by today's commit
         rec = json.loads(side.read_text())
         rec.setdefault("grown", []).append({"from_games": old["tasks"], "to_games": len(tasks),
-                                            "commit": _commit()})
+                                            "commit": provenance.git_commit()[0]})
         side.write_text(json.dumps(rec, indent=1) + "\n")
     print(f"{row}: {old['tasks']} games carried into a row of {len(tasks)}", file=sys.stderr)
 

@@ -24,8 +24,6 @@ import json  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 import numpy as np  # noqa: E402
 
 from palace_solver.learn import exactdata, selfplay  # noqa: E402

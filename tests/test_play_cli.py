@@ -1,18 +1,11 @@
-"""`palace play` through click's CliRunner, and a quick run of benchmarks/random_games.py."""
+"""`palace play` through click's CliRunner."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 from click.testing import CliRunner
 from palace_solver.cli.main import cli
 from palace_solver.cli.play_cmd import play
-
-from palace_solver import VARIANTS
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(*args):
@@ -111,12 +104,3 @@ def test_every_option_has_help():
         if p.name != "help":
             assert p.help, p.name
     assert "Examples" in play.help
-
-
-def test_benchmark_quick_run():
-    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "random_games.py"),
-                          "--quick", "--json"], capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    res = json.loads(out.stdout)
-    assert res["total"]["games"] == 5 * (5 + len(VARIANTS))
-    assert {r["config"] for r in res["configurations"]} >= {"standard 2p", "jokers 6p"}
