@@ -17,12 +17,13 @@ from contextlib import contextmanager
 import click
 
 from ..game.cards import RANKS, rank_name
-from .events import LiveError
+from .events import LiveError, is_card
 from .hints import format_hint
 from .picture import picture, status_line
 from .session import Session
 
-__all__ = ["HELP", "Driver", "ask_at_prompt", "run_repl", "run_script"]
+__all__ = ["COMMAND_WORDS", "HELP", "Driver", "ask_at_prompt", "parse_command",
+           "run_repl", "run_script"]
 
 HELP = """\
 At the deal (when you gave your cards as dealt, --deal):
@@ -45,11 +46,33 @@ Commands:
   show             the table          log     the events so far
   undo [N]         take back the last event (or N)
   save [FILE]      save now (the session is saved after every event anyway)
-  help             this text          quit    leave (resume with --resume FILE)
-Every event is saved as soon as it is accepted; Ctrl-C at the prompt saves and quits."""
+  help (or ?)      this text          quit    leave (also 'exit'; resume with --resume FILE)
+A card is always a card: 'Q' alone plays a queen. Every event is saved as soon as it is
+accepted; Ctrl-D or Ctrl-C at the prompt saves and quits."""
 
+#: The command words, each a whole word that is no card (a card word typed at the prompt is
+#: always a play: ``Q`` plays a queen); ``?`` is help. Anything else is an event.
 COMMAND_WORDS = ("help", "show", "hint", "undo", "save", "quit", "exit", "log", "status",
                  "set")
+#: Other spellings of a command.
+ALIASES = {"?": "help"}
+
+
+def parse_command(line: str) -> tuple[str, list[str]] | None:
+    """``(command, arguments)`` when ``line`` starts with a command word (any case), else
+    None: the line is an event. A card word is never a command.
+
+    >>> parse_command("hint 5"), parse_command("Q"), parse_command("quit")
+    (('hint', ['5']), None, ('quit', []))
+    """
+    words = line.strip().split()
+    if not words:
+        return None
+    head = ALIASES.get(words[0].lower(), words[0].lower())
+    if head not in COMMAND_WORDS or is_card(words[0]):
+        return None
+    return head, words[1:]
+
 
 #: Longest thinking time a hint may be given (seconds).
 MAX_SECONDS = 3600.0
@@ -113,74 +136,55 @@ class Driver:
         self.done = False
         #: ``on_start(seconds)``: called when a hint starts thinking (not for forced moves)
         self.on_start = on_start
+        self._auto = True
+        self._commands = {"help": self._help, "show": self._show, "log": self._log,
+                          "status": self._status, "undo": self._undo, "hint": self._hint,
+                          "set": self._set, "save": self._save, "quit": self._quit,
+                          "exit": self._quit}
+        assert set(self._commands) == set(COMMAND_WORDS)
 
     @property
     def time_budget(self) -> float:
         """Seconds for each hint: ``set time`` of the session, else ``--time``."""
         return float(self.session.settings.get("time", self.default_time))
 
+    def add_command(self, word: str, run) -> None:
+        """A command ``word`` (a whole word that is no card and no command yet): ``run(args,
+        ans)`` fills the answer dict of :meth:`handle` (``message``, ``ok``, ...) and may
+        raise :class:`LiveError` to refuse.
+
+        :raises ValueError: for a word that reads as a card or is taken.
+        """
+        w = word.lower()
+        if is_card(w) or len(w) < 2 or w in self._commands or not w.isalpha():
+            raise ValueError(f"{word!r} cannot be a command word (a card, taken, or not a "
+                             f"word)")
+        self._commands[w] = run
+
+    def command_words(self) -> list[str]:
+        """Every command word this driver answers."""
+        return sorted(self._commands)
+
     def handle(self, line: str, auto_hint: bool = True) -> dict:
         """The answer to one line: ``ok``, ``message``, ``kind``, and for events the
         canonical ``event``; ``suggestions`` when it is then the user's turn (unless
-        ``auto_hint`` is False: then :meth:`auto_hint` gives them)."""
+        ``auto_hint`` is False: then :meth:`auto_hint` gives them).
+
+        A line is a command when its first word is a command word (:func:`parse_command`,
+        or one added with :meth:`add_command`), else an event: a card word is always an
+        event."""
         s = self.session
-        words = line.strip().split()
         ans = {"input": line.strip(), "kind": "command", "ok": True, "message": "",
                "event": None, "suggestions": None}
-        if not words:
-            ans["message"] = ""
+        if not line.strip():
             return ans
-        head = words[0].lower()
+        self._auto = auto_hint
+        words = line.strip().split()
+        head = ALIASES.get(words[0].lower(), words[0].lower())
+        run = None if is_card(words[0]) else self._commands.get(head)
         try:
-            if head in ("help", "?", "h"):
-                ans["message"] = HELP
-            elif head == "show":
-                ans["message"] = picture(s, color=self.color)
-            elif head == "log":
-                ans["message"] = "\n".join(f"{i + 1:>4}. {e}" for i, e in
-                                           enumerate(s.events)) or "no events yet"
-            elif head == "status":
-                ans["message"] = status_line(s)
-            elif head == "undo":
-                k = int(words[1]) if len(words) > 1 and words[1].isdigit() else 1
-                if len(words) > 1 and not words[1].isdigit():
-                    raise LiveError("undo N: N is a number of events")
-                with shielded():
-                    ans["message"] = s.undo(k).message
-                if auto_hint:
-                    ans["suggestions"] = self.auto_hint()
-            elif head == "hint":
-                if len(words) > 2:
-                    raise LiveError("hint [SECONDS]: e.g. 'hint' or 'hint 5'")
-                secs = _seconds(words[1], "hint") if len(words) > 1 else None
-                ans["suggestions"] = self.hint(secs)
-                ans["ok"] = ans["suggestions"]["ok"]
-                ans["message"] = format_hint(ans["suggestions"])
-            elif head == "set":
-                if len(words) != 3 or words[1].lower() not in ("time", "hints"):
-                    raise LiveError("set time SECONDS (the thinking time of each hint), or "
-                                    "set hints on|off")
-                if words[1].lower() == "time":
-                    secs = _seconds(words[2], "set time")
-                    with shielded():
-                        s.set("time", secs)
-                    ans["message"] = f"hints think for {secs:g} s from now on"
-                else:
-                    if words[2].lower() not in ("on", "off"):
-                        raise LiveError("set hints on|off")
-                    self.hints = words[2].lower() == "on"
-                    ans["message"] = ("hints on your turn" if self.hints else
-                                      "no automatic hints ('hint' still answers)")
-            elif head == "save":
-                with shielded():
-                    path = s.save(words[1] if len(words) > 1 else None)
-                if len(words) > 1:
-                    s.path = path
-                ans["message"] = f"saved to {path}"
-            elif head in ("quit", "exit", "q"):
-                self.done = True
-                ans["message"] = (f"session saved in {s.path}; resume with "
-                                  f"'palace live --resume {s.path}'" if s.path else "bye")
+            if run is not None:
+                run(words[1:], ans)
             else:
                 ans["kind"] = "event"
                 with shielded():
@@ -194,6 +198,66 @@ class Driver:
             ans["ok"], ans["message"] = False, f"cannot save: {e}"
         ans["state"] = s.summary()
         return ans
+
+    # -- the commands ----------------------------------------------------------------------
+    def _help(self, args, ans):
+        ans["message"] = HELP
+
+    def _show(self, args, ans):
+        ans["message"] = picture(self.session, color=self.color)
+
+    def _log(self, args, ans):
+        ans["message"] = "\n".join(f"{i + 1:>4}. {e}" for i, e in
+                                   enumerate(self.session.events)) or "no events yet"
+
+    def _status(self, args, ans):
+        ans["message"] = status_line(self.session)
+
+    def _undo(self, args, ans):
+        if len(args) > 1 or (args and not args[0].isdigit()):
+            raise LiveError("undo N: N is a number of events")
+        with shielded():
+            ans["message"] = self.session.undo(int(args[0]) if args else 1).message
+        if self._auto:
+            ans["suggestions"] = self.auto_hint()
+
+    def _hint(self, args, ans):
+        if len(args) > 1:
+            raise LiveError("hint [SECONDS]: e.g. 'hint' or 'hint 5'")
+        secs = _seconds(args[0], "hint") if args else None
+        ans["suggestions"] = self.hint(secs)
+        ans["ok"] = ans["suggestions"]["ok"]
+        ans["message"] = format_hint(ans["suggestions"])
+
+    def _set(self, args, ans):
+        if len(args) != 2 or args[0].lower() not in ("time", "hints"):
+            raise LiveError("set time SECONDS (the thinking time of each hint), or "
+                            "set hints on|off")
+        if args[0].lower() == "time":
+            secs = _seconds(args[1], "set time")
+            with shielded():
+                self.session.set("time", secs)
+            ans["message"] = f"hints think for {secs:g} s from now on"
+        else:
+            if args[1].lower() not in ("on", "off"):
+                raise LiveError("set hints on|off")
+            self.hints = args[1].lower() == "on"
+            ans["message"] = ("hints on your turn" if self.hints else
+                              "no automatic hints ('hint' still answers)")
+
+    def _save(self, args, ans):
+        s = self.session
+        with shielded():
+            path = s.save(args[0] if args else None)
+        if args:
+            s.path = path
+        ans["message"] = f"saved to {path}"
+
+    def _quit(self, args, ans):
+        s = self.session
+        self.done = True
+        ans["message"] = (f"session saved in {s.path}; resume with "
+                          f"'palace live --resume {s.path}'" if s.path else "bye")
 
     def auto_hint(self) -> dict | None:
         """Suggestions when hints are on and it is the user's turn; else None."""
