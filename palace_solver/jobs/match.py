@@ -18,8 +18,9 @@ draw (the loss shared by the players still in) at a repeated decision position o
 Score. A's score is 1 minus A's mean loss share (in two players a draw is half a loss). Its
 95% interval is paired: per start, the mean of A's scores over the seatings, then Student t
 over the starts (:func:`palace_solver.sample.stats.mean_ci`); the p-value is that of the same
-t statistic against the score of an equal agent, ``1 - 1/n`` (normal approximation; a sign
-test when every start scored the same). W/D/L count A's games: a win when A is not the
+t statistic against the score of an equal agent, ``1 - 1/n`` (Student t on the same degrees
+of freedom, so the interval excludes that score exactly when p < 0.05; a sign test when every
+start scored the same). The verdict is read from the p-value alone. W/D/L count A's games: a win when A is not the
 loser, a draw when the game is drawn. Decisions per second are each side's decisions over
 the seconds its ``choose`` calls took.
 """
@@ -36,12 +37,14 @@ from ..game.moves import Move
 from ..game.rules import Rules
 from ..game.state import PLAY_PHASE, State
 from ..sample.policies import GreedyBot
-from ..sample.stats import mean_ci
+from ..sample.stats import mean_ci, t_two_sided_p
 from .batch import run_batch, task_seed
 
 __all__ = ["CAP", "KINDS", "make_start", "match_tasks", "play_task", "run_match", "summarize",
            "p_value", "format_summary"]
 
+#: The p-value below which ``format_summary`` names a better agent.
+SIGNIFICANCE = 0.05
 #: Decisions from the start after which a game is a draw.
 CAP = 400
 KINDS = ("full", "late")
@@ -164,16 +167,16 @@ def play_task(task: dict) -> dict:
 
 
 def p_value(mean: float, values, null: float = 0.5) -> float:
-    """Two-sided p-value of a t statistic against ``null`` (normal approximation); the sign
-    test when every value is equal."""
+    """Two-sided p-value of the t statistic of ``values`` against ``null`` (Student t with
+    ``len(values) - 1`` degrees of freedom, as the interval of
+    :func:`~palace_solver.sample.stats.mean_ci`); the sign test when every value is equal."""
     n = len(values)
     if n < 2:
         return 1.0
     var = math.fsum((x - mean) ** 2 for x in values) / (n - 1)
     if var <= 0:
         return 1.0 if mean == null else min(1.0, 2.0 * 0.5 ** n)
-    z = (mean - null) / math.sqrt(var / n)
-    return math.erfc(abs(z) / math.sqrt(2))
+    return t_two_sided_p((mean - null) / math.sqrt(var / n), n - 1)
 
 
 def summarize(tasks, results) -> dict:
@@ -244,8 +247,10 @@ def format_summary(r: dict) -> str:
     """The summary as a few lines of text."""
     def rate(x):
         return "-" if x is None else f"{x:,.1f}"
-    verdict = ("A better" if r["ci95"][0] > r["equal_score"] else
-               "B better" if r["ci95"][1] < r["equal_score"] else "no significant difference")
+    # One test: the verdict is the p-value's (below 0.05, the side of the score).
+    verdict = ("no significant difference" if not r["p"] < SIGNIFICANCE else
+               "A better" if r["score"] > r["equal_score"] else
+               "B better" if r["score"] < r["equal_score"] else "no significant difference")
     lines = [
         f"{r['a']} vs {r['b']}: {r['players']} players, {r['kind']} starts, {r['starts']} starts "
         f"x {r['players']} seatings = {r['games']} games (seed {r['seed']})",
