@@ -17,7 +17,8 @@ Grammar (``{x}`` repeats, ``[x]`` is optional; sections other than the players m
 any order, each at most once)::
 
     position  := section { "|" section }
-    section   := rules | players | "pile" cards | "burned" cards | "draw" INT
+    section   := rules | players | "pile" cards | "burned" cards ["rest"] | "draw" INT
+               | "unseen" cards
                | "to_move" who | "perspective" (who | "none")
                | "direction" ("1" | "-1") | "last_player" (who | "none")
     rules     := ["rules"] NAME { ("+" | "," | " ") NAME }
@@ -29,6 +30,11 @@ any order, each at most once)::
     player    := [name ":"] hand "/" cards "/" INT       hand / face-up / face-down count
     hand      := { CARD | "?" | "?" INT }   "?N" is N hand cards that are not known
     cards     := { CARD } | "-"             "-" (or nothing) is an empty list
+                                      "rest": every card of the deck not listed
+                                      anywhere else (hands, face-up, pile, burned,
+                                      unseen) is burned; "unseen" names the cards that
+                                      are hidden (face-down, "?" hand cards, draw pile)
+                                      and, without "rest", checks them
     name      := WORD | JSON-STRING         names holding space, | ; / : , " or an
                                             unprintable character are written quoted
     who       := INT | name                 a player index, or a player's name
@@ -54,10 +60,17 @@ it only matters under ``back_to_last_player``).
 (5, [13, 13])
 >>> to_text(p)
 'standard | me: 3 7 7 / A 10 / 3 ; bob: K K ?3 / 2 / 3 | pile 5 6 6 | burned 10 4 4 4 4 | draw 27 | to_move 0'
->>> from_text("t t / 3 / 3 ; k / 4 / 3 | TO_MOVE 0 | draw 0")
+>>> from_text("t t / 3 / 3 ; k / 4 / 3 | TO_MOVE 0 | draw 0")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-palace_solver.game.position.InvalidPositionError: invalid position: 47 unseen cards but 6 face-down + 0 unknown hand + 0 draw pile
+palace_solver.game.position.InvalidPositionError: invalid position: 47 unseen cards but 6 face-down + 0 unknown hand + 0 draw pile: 41 cards of the deck are nowhere: ...
+
+Late in a game, ``burned rest`` burns every card not listed; the hidden cards (face-down,
+unknown hand, draw pile) are then named with ``unseen``:
+
+>>> p = from_text("me: 4 9 / - / 1 ; bob: 6 / - / 1 | unseen 3 K | burned rest | to_move 0")
+>>> len(p.burned), sorted(rank_name(r) for r in p.unseen_ranks())
+(47, ['3', 'K'])
 """
 from __future__ import annotations
 
@@ -87,6 +100,22 @@ class InvalidPositionError(ValueError):
 
 def _err(problem: str) -> InvalidPositionError:
     return InvalidPositionError(problem)
+
+
+def _count_advice(unseen: int, hidden: int) -> str:
+    """What to change when the deck's unseen cards and the hidden places differ."""
+    if unseen > hidden:
+        k = unseen - hidden
+        return (f"{_plural(k, 'card')} of the deck {'is' if k == 1 else 'are'} nowhere: list "
+                f"{'it' if k == 1 else 'them'} as burned (or write 'burned rest' to burn "
+                f"every card not listed, naming the hidden ones with 'unseen'), or put "
+                f"{'it' if k == 1 else 'them'} in the draw pile ('draw N' adds N) or "
+                f"in a hand as unknown cards ('?N'), or in a hand, the face-up cards or the "
+                f"pile")
+    k = hidden - unseen
+    return (f"{_plural(k, 'hidden card')} too many: the deck has no card left for "
+            f"{'it' if k == 1 else 'them'} (take {k} from the burned cards, the pile or the "
+            f"known cards, or count fewer face-down, unknown hand or draw pile cards)")
 
 
 def _plural(n: int, word: str) -> str:
@@ -167,6 +196,10 @@ class Position:
         known = self.known_counts()
         return [deck[r] - known[r] for r in range(NRANK)]
 
+    def unseen_ranks(self) -> list[int]:
+        """The unseen cards as ranks, lowest first."""
+        return ranks_of(self.unseen_counts())
+
     def effective_top(self) -> int | None:
         """The rank the next play must answer (transparent cards skipped), or None."""
         for r in reversed(self.pile):
@@ -199,6 +232,22 @@ class Position:
             if p.cards_left() == 0:
                 raise _err(f"{who} has no cards at all (a player out of the game "
                            f"has no place in a position)")
+            z = self.rules.zone_size
+            rules = "these rules" if self.rules.variants() else "the standard rules"
+            for zone, k in (("face-up", len(p.face_up)), ("face-down", p.face_down)):
+                # Face-up and face-down cards are dealt zone_size each and only ever leave.
+                if k > z:
+                    raise _err(f"{who} has {k} {zone} cards (at most {z} under {rules}: "
+                               f"{z} are dealt and none are ever added)")
+        seen: dict[str, int] = {}
+        for i, p in enumerate(self.players):
+            if p.name is None:
+                continue
+            key = p.name.casefold()
+            if key in seen:
+                raise _err(f"players {seen[key]} and {i} are both named {p.name!r} "
+                           f"(each name must be different)")
+            seen[key] = i
         if self.draw_pile < 0:
             raise _err(f"negative draw pile ({self.draw_pile})")
         if self.draw_pile > 0:
@@ -240,7 +289,8 @@ class Position:
         uh = sum(p.hand_unknown for p in self.players)
         if unseen != fd + uh + self.draw_pile:
             raise _err(f"{_plural(unseen, 'unseen card')} but {fd} face-down + "
-                       f"{uh} unknown hand + {self.draw_pile} draw pile")
+                       f"{uh} unknown hand + {self.draw_pile} draw pile: "
+                       + _count_advice(unseen, fd + uh + self.draw_pile))
         return self
 
     # -- JSON -----------------------------------------------------------------------------
@@ -274,18 +324,69 @@ class Position:
         if not isinstance(players_obj, list):
             raise _err(f"players must be a list, got {_jtype(players_obj)}")
         players = [_player_from_json(i, p) for i, p in enumerate(players_obj)]
+        burned = obj.get("burned", [])
+        if isinstance(burned, str) and burned.lower() == REST:
+            burned = [REST]
+        rest = isinstance(burned, list) and any(_is_rest(c) for c in burned)
+        if rest:
+            burned = [c for c in burned if not _is_rest(c)]
+        unseen = obj.get("unseen")
         pos = cls(
             rules=rules,
             players=players,
             pile=_cards(obj["pile"], "the pile"),
-            burned=_cards(obj.get("burned", []), "burned"),
+            burned=_cards(burned, "burned"),
             draw_pile=_int(obj["draw_pile"], "draw_pile"),
             to_move=_int(obj["to_move"], "to_move"),
             perspective=_opt_int(obj.get("perspective"), "perspective"),
             direction=_int(obj.get("direction", 1), "direction"),
             last_player=_opt_int(obj.get("last_player"), "last_player"),
         )
-        return pos.validate()
+        return pos._fill(rest, None if unseen is None else _cards(unseen, "unseen")).validate()
+
+    def _fill(self, rest: bool, unseen: list[int] | None) -> "Position":
+        """``burned rest``: every card of the deck that is neither known (hands, face-up,
+        pile, the burned cards listed) nor among ``unseen`` goes to the burned cards.
+        ``unseen`` without ``rest`` is a check: the unseen cards must be exactly these.
+
+        :raises InvalidPositionError: when ``unseen`` names cards the deck has not got left,
+            or (without ``rest``) differs from the unseen cards.
+        """
+        if not rest and unseen is None:
+            return self
+        n = len(self.players)
+        try:
+            self.rules.check_players(max(n, 2))
+        except RulesError as e:
+            raise _err(str(e)) from None
+        left = self.unseen_counts()
+        want = [0] * NRANK
+        for r in unseen or []:
+            want[r] += 1
+        for r in RANKS:
+            if want[r] > max(0, left[r]):
+                raise _err(f"unseen lists {_plural(want[r], 'card')} of rank {rank_name(r)} "
+                           f"but only {max(0, left[r])} of the deck {'is' if left[r] == 1 else 'are'} "
+                           f"not placed elsewhere")
+        if not rest:
+            if want != [max(0, c) for c in left]:
+                extra = [rank_name(r) for r in RANKS for _ in range(max(0, left[r] - want[r]))]
+                raise _err(f"unseen lists {_plural(sum(want), 'card')} but "
+                           f"{_plural(sum(max(0, c) for c in left), 'card')} of the deck are "
+                           f"not placed: {' '.join(extra)} also "
+                           f"(burn them, or write 'burned rest')")
+            return self
+        if unseen is None:
+            hidden = (sum(p.face_down for p in self.players)
+                      + sum(p.hand_unknown for p in self.players) + self.draw_pile)
+            if hidden:
+                raise _err(f"'burned rest' burns every card not listed, but "
+                           f"{_plural(hidden, 'hidden card')} (face-down, unknown hand, draw "
+                           f"pile) must come from somewhere: name the cards they may be "
+                           f"with 'unseen' ({hidden} of them)")
+        self.burned = self.burned + [r for r in RANKS
+                                     for _ in range(max(0, left[r]) - want[r])]
+        return self
 
     def to_json(self) -> dict:
         """The canonical JSON object: canonical card names, ``"standard"`` or
@@ -367,8 +468,8 @@ class Position:
         return _raw_from_state(state, perspective).validate()
 
 
-_KEYS = ("rules", "players", "pile", "burned", "draw_pile", "to_move", "perspective",
-         "direction", "last_player")
+_KEYS = ("rules", "players", "pile", "burned", "unseen", "draw_pile", "to_move",
+         "perspective", "direction", "last_player")
 _PLAYER_KEYS = ("name", "hand", "face_up", "face_down")
 
 
@@ -410,6 +511,10 @@ def _int(v, where: str) -> int:
 
 def _opt_int(v, where: str):
     return None if v is None else _int(v, where)
+
+
+def _is_rest(c) -> bool:
+    return isinstance(c, str) and c.lower() == REST
 
 
 def _cards(v, where: str) -> list[int]:
@@ -468,8 +573,10 @@ _ALIASES = {
     "draw": "draw", "draw_pile": "draw", "to_move": "to_move", "turn": "to_move",
     "move": "to_move", "perspective": "perspective", "pov": "perspective",
     "direction": "direction", "dir": "direction", "last_player": "last_player",
-    "last": "last_player",
+    "last": "last_player", "unseen": "unseen",
 }
+#: The word of the burned cards that stands for every card not listed (``burned rest``).
+REST = "rest"
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:
@@ -632,18 +739,22 @@ def from_text(text: str) -> Position:
             raise _err(f"{key}: no single player named {v!r}")
         return _text_int(body, key)
 
+    burned = seen.get("burned", [])
+    rest = any(k == "word" and v.lower() == REST for k, v in burned)
+    burned = [t for t in burned if not (t[0] == "word" and t[1].lower() == REST)]
     pos = Position(
         rules=rules or Rules(),
         players=players,
         pile=_text_cards(seen.get("pile", []), "the pile"),
-        burned=_text_cards(seen.get("burned", []), "burned"),
+        burned=_text_cards(burned, "burned"),
         draw_pile=_text_int(seen["draw"], "draw") if "draw" in seen else 0,
         to_move=who("to_move"),
         perspective=who("perspective"),
         direction=_text_int(seen["direction"], "direction") if "direction" in seen else 1,
         last_player=who("last_player"),
     )
-    return pos.validate()
+    unseen = _text_cards(seen["unseen"], "unseen") if "unseen" in seen else None
+    return pos._fill(rest, unseen).validate()
 
 
 def _text_of(pos: Position) -> str:
