@@ -25,6 +25,7 @@ include "evaluate.pxi"
 include "chance.pxi"
 include "deepen.pxi"
 include "decide.pxi"
+include "peers.pxi"
 
 assert sizeof(TTEntry) == 16
 assert sizeof(CMove) == 3

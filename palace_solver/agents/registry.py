@@ -21,13 +21,19 @@
 | greedy, lowest, random | the simple bots of :mod:`palace_solver.sample.policies`          |
 | os_ismcts   | OpenSpiel's ISMCTS, 1,000 simulations, random rollouts on the compiled       |
 |             | engine (only with the ``openspiel`` extra)                                   |
+| server_ismcts | palace-server's ISMCTS (:mod:`~palace_solver.agents.peers`): a new deal  |
+|             | per simulation, UCB1 c = 0.7 over the root's moves, random rollouts, 1,000   |
+|             | simulations, the most visited move                                           |
+| mos_uct     | masters-of-shithead's MCTS: one deal a decision, UCB1 sqrt(2 ln N / n),      |
+|             | random rollouts capped at 1,000 moves, the nodes its Python builds in 1 s    |
 
 A name may carry options, ``NAME:key=value:key=value``: ``engine:nodes=100000``,
 ``engine:rollouts=0`` (any :class:`~palace_solver.sample.drawsearch.SearchConfig` field of the
 draw phase; ``end_`` before a field sets the endgame's, ``engine:end_nodes=400000``;
 ``end=flat`` keeps the draw phase's search once the draw pile is empty, ``history=0``
 searches without the game's history, ``draw_limit``), ``os_ismcts:sims=100``,
-``det:samples=16``, ``ismcts:iterations=400``, ``rollout:seconds=2``, ``hint:seconds=1``.
+``det:samples=16``, ``ismcts:iterations=400``, ``rollout:seconds=2``, ``hint:seconds=1``,
+``server_ismcts:sims=1000:c=0.7:grow=1``, ``mos_uct:nodes=462:c=2:cap=1000:policy=robust``.
 
 Every agent sees only what its seat sees: its own hand, the table, the public counts and
 the publicly known hand cards of the others (the driver's
@@ -46,6 +52,7 @@ from ..sample.drawsearch import ENGINE, ENGINE_END, EXPECTIMAX
 from ..sample.policies import BOTS, GreedyBot, make_bot
 from ..sample.sampled import analyze_sampled
 from .method_bots import DetBot, IsmctsBot, SearchBot, history_positions, view_position
+from .peers import MosUctAgent, ServerIsmctsAgent
 
 __all__ = ["AGENTS", "HINT_SECONDS", "AgentError", "agent_names", "make_agent",
            "openspiel_available", "parse_agent"]
@@ -216,6 +223,8 @@ AGENTS = {
     "ismcts": (_ismcts, "SO-ISMCTS, greedy playouts, greedy in the draw phase"),
     **{name: (_simple(name), f"the {name} bot") for name in BOTS},
     "os_ismcts": (_os_ismcts, "OpenSpiel ISMCTS, 1,000 simulations, compiled rollouts"),
+    "server_ismcts": (ServerIsmctsAgent, "palace-server's ISMCTS, c = 0.7, 1,000 simulations"),
+    "mos_uct": (MosUctAgent, "masters-of-shithead's UCB1 MCTS, one deal, 1 s of its search"),
 }
 
 
