@@ -1,7 +1,9 @@
 """Speed of the peers' agents, and the measurement that sets ``mos_uct``'s budget.
 
-    python benchmarks/peers_speed.py [--games 4] [--mos-src PATH [--mos-games 20]]
-                                     [--out benchmarks/results/peers-speed.json]
+    python benchmarks/peers_speed.py [--games 4] [--mos-src PATH [--mos-games 20]] [--out F]
+
+(benchmarks/results/peers-mos-budget.json: ``--games 0 --mos-src ...``, their search;
+benchmarks/results/peers-speed.json: ``--games 4``, the peers at their defaults.)
 
 Peers: CPU ms per searched decision of ``server_ismcts`` and ``mos_uct`` at their defaults
 (palace_solver/agents/peers.py), in ``--games`` full-deal starts of ``palace match`` (two

@@ -104,8 +104,8 @@
 #     expanded). benchmarks/peers_speed.py measured how many nodes their Python builds in
 #     one CPU second on this machine, which sets the default (palace_solver/agents/
 #     peers.py). Nodes, not passes: a pass that selects a finished game expands nothing and
-#     costs no rollout, so late in an end game their second held up to 23 times more
-#     passes than nodes (19,732 passes, 840 nodes), while the nodes (one rollout each)
+#     costs no rollout, so late in an end game their second held up to 27 times more
+#     passes than nodes (21,002 passes, 790 nodes), while the nodes (one rollout each)
 #     track the work. When the tree cannot grow to the budget (every line ends soon; rare
 #     here, where a voluntary pickup can usually make a line go on), passes stop at
 #     `max_passes`, by default 40 x budget: at the default budget about the most passes one
@@ -428,7 +428,7 @@ cdef class MosUct:
     cdef public int nodes, passes
     cdef public uint64_t rollout_steps, aborted, terminal
 
-    def __init__(self, int budget=462, double c=2.0, int rollout_cap=MOS_ROLLOUT_CAP,
+    def __init__(self, int budget=513, double c=2.0, int rollout_cap=MOS_ROLLOUT_CAP,
                  bint robust=False, int max_passes=0):
         if budget < 1:
             raise ValueError("the node budget must be at least 1")

@@ -33,10 +33,11 @@ theirs is in this repository) for one second of CPU time on end-game positions o
 game (two players, talon empty: the only positions where DeeperShit searches), dealt by
 seeds 0-19 and played by their ``TakeShit`` bot, and counts the nodes of its tree (a pass of
 its loop expands one node and runs one rollout, unless it selects a finished game): median
-462 nodes (quartiles 231-877, 60 positions; 478 passes), against 210 at draw-phase positions
+513 nodes (quartiles 246-887, 60 positions; 512 passes), against 217 at draw-phase positions
 of their game, where DeeperShit does not search. The end-game median is the default;
-``benchmarks/results/peers-speed.json`` holds the run (with the load of the shared machine:
-one CPU second took 1.55 s of wall time at the median).
+``benchmarks/results/peers-mos-budget.json`` holds the run, with the load of the shared
+machine (one CPU second took 1.48 s of wall time at the median). A first run an hour
+earlier gave 462: on this shared machine the count moves by about a tenth between runs.
 """
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ SERVER_C = 0.7
 #: masters-of-shithead's MonteCarlo: nodes its run_search builds in one CPU second of their
 #: Python on this machine, the median over 60 end-game positions
 #: (benchmarks/results/peers-speed.json).
-MOS_NODES = 462
+MOS_NODES = 513
 #: masters-of-shithead's ucb1_explore_param (inside the root: sqrt(c ln N / n)).
 MOS_C = 2.0
 #: their MAX_SIMULATION_TURNS.

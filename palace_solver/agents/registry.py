@@ -33,7 +33,7 @@ draw phase; ``end_`` before a field sets the endgame's, ``engine:end_nodes=40000
 ``end=flat`` keeps the draw phase's search once the draw pile is empty, ``history=0``
 searches without the game's history, ``draw_limit``), ``os_ismcts:sims=100``,
 ``det:samples=16``, ``ismcts:iterations=400``, ``rollout:seconds=2``, ``hint:seconds=1``,
-``server_ismcts:sims=1000:c=0.7:grow=1``, ``mos_uct:nodes=462:c=2:cap=1000:policy=robust``.
+``server_ismcts:sims=1000:c=0.7:grow=1``, ``mos_uct:nodes=513:c=2:cap=1000:policy=robust``.
 
 Every agent sees only what its seat sees: its own hand, the table, the public counts and
 the publicly known hand cards of the others (the driver's
