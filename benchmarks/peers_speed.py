@@ -1,9 +1,9 @@
 """Speed of the peers' agents, and the measurement that sets ``mos_uct``'s budget.
 
-    python benchmarks/peers_speed.py [--games 4] [--mos-src PATH [--mos-games 20]] [--out F]
+    python benchmarks/peers_speed.py [--games 4] [--mos-src PATH [--mos-games 20]]
 
-(benchmarks/results/peers-mos-budget.json: ``--games 0 --mos-src ...``, their search;
-benchmarks/results/peers-speed.json: ``--games 4``, the peers at their defaults.)
+writes ``results/peers-speed.json`` (the peers; ``--games 0`` skips them) and, with
+``--mos-src``, ``results/peers-mos-budget.json`` (their search), with their provenance.
 
 Peers: CPU ms per searched decision of ``server_ismcts`` and ``mos_uct`` at their defaults
 (palace_solver/agents/peers.py), in ``--games`` full-deal starts of ``palace match`` (two
@@ -29,27 +29,21 @@ nodes of its tree. The median nodes over the end-game positions is ``MOS_NODES``
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import os
-import platform
 import random
 import statistics
-import subprocess
 import sys
 import time
 import types
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import provenance
 
-from palace_solver.agents.peers import MOS_NODES  # noqa: E402
-from palace_solver.agents.play import _sample  # noqa: E402
-from palace_solver.agents.registry import make_agent  # noqa: E402
-from palace_solver.game.rules import Rules  # noqa: E402
-from palace_solver.jobs.batch import task_seed  # noqa: E402
-from palace_solver.jobs.match import CAP, make_start, start_key  # noqa: E402
+from palace_solver.agents.peers import MOS_NODES
+from palace_solver.agents.play import _sample
+from palace_solver.agents.registry import make_agent
+from palace_solver.game.rules import Rules
+from palace_solver.jobs.batch import task_seed
+from palace_solver.jobs.match import CAP, make_start, start_key
 
 PEERS = ("server_ismcts", "mos_uct")
 
@@ -193,53 +187,39 @@ def mos_rate(src: str, games: int, seconds: float) -> dict:
     return out
 
 
-def provenance(argv) -> dict:
-    def git(*a):
-        return subprocess.run(["git", *a], cwd=ROOT, capture_output=True,
-                              text=True).stdout.strip()
-    return {"command": "python benchmarks/peers_speed.py " + " ".join(argv),
-            "commit": git("rev-parse", "HEAD"),
-            "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "cores": os.cpu_count(), "python": platform.python_version(),
-            "load_average_before": [round(x, 2) for x in os.getloadavg()]}
-
-
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=4, help="full-deal starts per peer")
+    ap.add_argument("--games", type=int, default=4, help="full-deal starts per peer (0: none)")
     ap.add_argument("--mos-src", default=None,
                     help="src/ of a masters-of-shithead checkout: measure their search")
     ap.add_argument("--mos-commit", default=None, help="that checkout's commit (recorded)")
     ap.add_argument("--mos-games", type=int, default=20, help="their games to take positions from")
     ap.add_argument("--mos-seconds", type=float, default=1.0, help="their search's timeout")
-    ap.add_argument("--out", default=None, help="write the JSON here")
     args = ap.parse_args(argv)
-    out = provenance(argv)
-    out["mos_nodes_default"] = MOS_NODES
     if args.mos_src:
-        out["masters_of_shithead"] = {"commit": args.mos_commit, "seconds": args.mos_seconds,
-                                      **mos_rate(args.mos_src, args.mos_games,
-                                                 args.mos_seconds)}
+        rec = provenance.record()
+        res = {"masters_of_shithead": {"commit": args.mos_commit, "seconds": args.mos_seconds,
+                                       **mos_rate(args.mos_src, args.mos_games,
+                                                  args.mos_seconds)}}
         for what in ("nodes", "passes"):
-            e = out["masters_of_shithead"]["end"][what]
+            e = res["masters_of_shithead"]["end"][what]
             print(f"masters-of-shithead run_search, {args.mos_seconds:g} CPU s, end game: "
                   f"{what} median {e['median']} (quartiles {e['q1']}-{e['q3']}, "
                   f"{e['n']} positions)")
-    out["peers"] = [peer_speed(name, args.games) for name in PEERS] if args.games else []
-    for p in out["peers"]:
-        ms = p["ms_per_decision"]
-        by = {ph: (p[ph]["ms_per_decision"] or {}).get("median") for ph in ("draw", "end")}
-        print(f"{p['agent']}: {ms['median']} ms a searched decision (mean {ms['mean']}, "
-              f"{ms['n']} decisions); draw phase {by['draw']} ms, end game {by['end']} ms")
-    out["signature"] = {p["agent"]: sum(p[ph]["nodes"] + p[ph]["rollout_decisions"]
-                                        for ph in ("draw", "end")) for p in out["peers"]}
-    out["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
-    print("signature", out["signature"])
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+        print(provenance.write("peers-mos-budget.json", res, rec))
+    if args.games:
+        rec = provenance.record()
+        peers = [peer_speed(name, args.games) for name in PEERS]
+        for p in peers:
+            ms = p["ms_per_decision"]
+            by = {ph: (p[ph]["ms_per_decision"] or {}).get("median") for ph in ("draw", "end")}
+            print(f"{p['agent']}: {ms['median']} ms a searched decision (mean {ms['mean']}, "
+                  f"{ms['n']} decisions); draw phase {by['draw']} ms, end game {by['end']} ms")
+        signature = {p["agent"]: sum(p[ph]["nodes"] + p[ph]["rollout_decisions"]
+                                     for ph in ("draw", "end")) for p in peers}
+        print("signature", signature)
+        print(provenance.write("peers-speed.json", {"signature": signature, "mos_nodes": MOS_NODES,
+                                                    "peers": peers}, rec))
     return 0
 
 
