@@ -26,6 +26,8 @@
 |             | simulations, the most visited move                                           |
 | mos_uct     | masters-of-shithead's MCTS: one deal a decision, UCB1 sqrt(2 ln N / n),      |
 |             | random rollouts capped at 1,000 moves, the nodes its Python builds in 1 s    |
+| policy      | a policy trained in the RL environments, ``policy:path=FILE.npz``            |
+|             | (:mod:`palace_solver.interop.policy`; docs/rl.md)                            |
 
 A name may carry options, ``NAME:key=value:key=value``: ``engine:nodes=100000``,
 ``engine:rollouts=0`` (any :class:`~palace_solver.sample.drawsearch.SearchConfig` field of the
@@ -205,6 +207,11 @@ def _os_ismcts(seed, sims=1000, uct=1.4, rollout="compiled"):
     return OsIsmctsAgent(seed, sims=sims, uct=uct, rollout=rollout)
 
 
+def _policy(seed, path=None, sample=0):
+    from ..interop.policy import PolicyAgent
+    return PolicyAgent(seed, path=path, sample=sample)
+
+
 def _simple(name):
     def make(seed):
         return make_bot(name)
@@ -225,6 +232,7 @@ AGENTS = {
     "os_ismcts": (_os_ismcts, "OpenSpiel ISMCTS, 1,000 simulations, compiled rollouts"),
     "server_ismcts": (ServerIsmctsAgent, "palace-server's ISMCTS, c = 0.7, 1,000 simulations"),
     "mos_uct": (MosUctAgent, "masters-of-shithead's UCB1 MCTS, one deal, 1 s of its search"),
+    "policy": (_policy, "a policy trained in the RL environments (path=FILE.npz)"),
 }
 
 
