@@ -83,7 +83,11 @@ def test_seed_test(config):
 
 
 def test_raw_env_passes_api_test_too():
-    api_test(raw_env(num_players=3), num_cycles=1000)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(raw_env(num_players=3, engine="python"), num_cycles=1000)
+    assert [str(w.message) for w in caught
+            if not str(w.message).startswith(KNOWN_WARNINGS)] == []
 
 
 # -- random games replayed in the package's engines -------------------------------------------

@@ -11,8 +11,8 @@ Needs the ``rl`` extra (``pip install '.[rl]'``). The game, the observation and 
 ids are those of the PettingZoo environment (:mod:`palace_solver.interop.pettingzoo`,
 :class:`palace_solver.interop.rl.Game`).
 
-Parameters: ``num_players`` (2-6), ``variants``, ``swap`` and ``cap`` as in the PettingZoo
-environment; ``opponent``: an agent of ``palace match`` by name with its options
+Parameters: ``num_players`` (2-6), ``variants``, ``swap``, ``cap`` and ``engine`` as in the
+PettingZoo environment; ``opponent``: an agent of ``palace match`` by name with its options
 (``"greedy"``, ``"random"``, ``"engine:nodes=2000"``, ...; :func:`~palace_solver.agents.
 registry.make_agent`) for every other seat, or a list of names, one per other seat in seat
 order after the learner's; ``seat``: the learner's seat (None, the default: a random seat
@@ -66,11 +66,12 @@ class PalaceEnv(gymnasium.Env):
 
     def __init__(self, num_players: int = 2, variants=(), opponent="greedy",
                  seat: int | None = None, swap: bool = False, cap: int = CAP,
-                 illegal_reward: float = -1.0, render_mode: str | None = None):
+                 illegal_reward: float = -1.0, render_mode: str | None = None,
+                 engine: str = "auto"):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode {render_mode!r}: None, 'human' or 'ansi'")
         self.rules = make_rules(variants)
-        self.game = Game(self.rules, num_players, swap=swap, cap=cap)
+        self.game = Game(self.rules, num_players, swap=swap, cap=cap, engine=engine)
         n = num_players
         specs = [opponent] * (n - 1) if isinstance(opponent, str) else list(opponent)
         if len(specs) != n - 1:

@@ -27,12 +27,15 @@ does, as ``palace match``'s starts do. The game itself is :class:`palace_solver.
 - Termination: the game's end and a repeated decision position (a draw) terminate every
   agent; ``cap`` decisions (default 400, ``palace match``'s) truncate them, with the draw
   scored in the rewards.
-- ``infos[agent]``: ``history`` (the public record of the game, shared by all agents:
-  ``(seat, move, card)``, see :class:`~palace_solver.interop.rl.Game`), ``legal_moves``
-  (the seat to move's moves as POSITION.md text, empty for the others) and, at the end,
-  ``reason`` (``end``, ``repetition`` or ``cap``) and ``loss`` (each seat's share).
+- ``infos[agent]``: ``history`` (the public record of the game so far, one list shared
+  by all agents and growing: ``(seat, move, card)``, see
+  :class:`~palace_solver.interop.rl.Game`) and, at the end, ``reason`` (``end``,
+  ``repetition`` or ``cap``) and ``loss`` (each seat's share). The legal moves as text, and
+  the game itself, are ``env.unwrapped.game`` (``legal_moves()``, ``codec.decode(id)``).
 - ``render_mode``: ``"ansi"`` returns the table as text, every hand shown (a spectator's
   view); ``"human"`` prints it after every step.
+- ``engine``: ``"auto"`` (the compiled engine's legal moves when it is built), ``"cython"``
+  or ``"python"``; the game is the same (see :mod:`palace_solver.interop.rl`).
 
 ``env()`` wraps ``raw_env`` as the classic games are wrapped: an illegal action ends the game
 with reward -1 for the seat that played it and 0 for the others (``TerminateIllegalWrapper``),
@@ -81,13 +84,13 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, num_players: int = 2, variants=(), swap: bool = False,
-                 cap: int = CAP, render_mode: str | None = None):
-        EzPickle.__init__(self, num_players, variants, swap, cap, render_mode)
+                 cap: int = CAP, render_mode: str | None = None, engine: str = "auto"):
+        EzPickle.__init__(self, num_players, variants, swap, cap, render_mode, engine)
         super().__init__()
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode {render_mode!r}: None, 'human' or 'ansi'")
         self.rules = make_rules(variants)
-        self.game = Game(self.rules, num_players, swap=swap, cap=cap)
+        self.game = Game(self.rules, num_players, swap=swap, cap=cap, engine=engine)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agents = self.possible_agents[:]
@@ -128,7 +131,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos = {a: {"history": g.history} for a in self.agents}
         self._after_move()
         if self.render_mode == "human":
             self.render()
@@ -149,7 +152,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         g = self.game
         for a in self.agents:
             self.rewards[a] = 0.0
-            self.infos[a] = {"history": g.history, "legal_moves": []}
         if g.over:
             ended = {"reason": g.reason, "loss": [float(x) for x in g.loss]}
             done = self.truncations if g.reason == "cap" else self.terminations
@@ -160,7 +162,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
             # agent_selection stays on the seat that moved last: it is done first
         else:
             self.agent_selection = self.possible_agents[g.to_move]
-            self.infos[self.agent_selection]["legal_moves"] = [str(m) for m in g.legal_moves()]
 
     def render(self):
         if self.render_mode is None:

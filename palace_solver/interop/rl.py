@@ -13,10 +13,14 @@ do. Chance comes from a :class:`random.Random` drawn as ``palace match`` draws i
 in the unseen pool), so a seed string of :func:`~palace_solver.jobs.match.make_start` deals
 the same cards here.
 
-Why the reference engine. An observation needs every seat's per-rank zones, which the
-compiled :class:`~palace_solver._engine.CState` keeps in C: reading them back
-(``to_state()``, about 12 us) costs more than a whole step of the reference engine, and the
-agents of ``palace match`` that play the other seats take a ``State`` anyway.
+Why the reference engine, and a compiled twin. An observation needs every seat's zones rank
+by rank and the pile's order, which the compiled :class:`~palace_solver._engine.CState`
+keeps in C or not at all (reading a state back, ``to_state()``, costs about 12 us, more than
+a reference step), and the agents of ``palace match`` that play the other seats take a
+``State``. So the state is the reference engine's; from the first play on a compiled twin
+follows it event by event and gives the legal moves (``engine="auto"``, when the extension
+is built), which saves one of the two move generations of a step (the reference ``apply``
+checks legality itself, so a move the twin allowed and the reference did not would raise).
 
 Actions (``Discrete(NUM_PLAY_ACTIONS)``, or more with the swap phase). The ids are those of
 OpenSpiel's ``python_palace`` (:mod:`.openspiel_game`); ``RANK_INDEX`` is a rank's position
@@ -321,7 +325,11 @@ class Game:
     knowledge of the hands), ``events`` (every event, for a replay), ``history`` (the public
     record: ``(seat, move, card)`` per decision, ``card`` the face-down card a flip turned
     over, else None; a start card is ``(None, "start", card)``), ``decisions`` (play
-    decisions so far).
+    decisions so far), ``engine`` (``"cython"`` with the compiled twin, else ``"python"``).
+
+    :raises RulesError: rules that cannot seat ``n`` players.
+    :raises ValueError: more than :data:`MAX_SEATS` players, a bad cap or engine.
+    :raises EngineUnavailableError: ``engine="cython"`` without the compiled extension.
     """
 
     def __init__(self, rules: Rules, n: int, *, swap: bool = False, cap: int = CAP,
