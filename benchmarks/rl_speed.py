@@ -13,6 +13,10 @@ runner then plays exactly those games, decision for decision:
   order enforcing, bounds, illegal moves), the AEC loop ``agent_iter``/``last``/``step``
   with the recorded action; ``last`` builds the observation array and the action mask.
 - ``pettingzoo raw_env``: the same loop without the wrappers.
+- ``driver + observation`` and ``driver``: where the time goes, the game driver both
+  environments share (``palace_solver.interop.rl.Game``: the reference engine with its
+  compiled twin, the public knowledge of the hands, the repetition and cap rules) with and
+  without the mover's observation array and action mask.
 - ``open_spiel``: ``python_palace`` replaying the game's events with ``apply_action``
   (the deal card by card, the layouts, the chance draws and flips), asking
   ``legal_actions`` at each decision as an agent would, and ``+ observation``: also
@@ -31,6 +35,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import subprocess
 import sys
 import time
@@ -45,6 +50,7 @@ import numpy as np  # noqa: E402
 from palace_solver.game.moves import Move  # noqa: E402
 from palace_solver.interop.pettingzoo import env as pz_env  # noqa: E402
 from palace_solver.interop.pettingzoo import raw_env  # noqa: E402
+from palace_solver.interop.rl import Game, make_rules  # noqa: E402
 
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "rl_speed.json"
 
@@ -53,13 +59,14 @@ def record(n: int, seed: int) -> dict:
     """One random game through the environment: its seed, actions and events."""
     e = raw_env(num_players=n)
     e.reset(seed=seed)
+    chance = random.Random(seed).getrandbits(64)    # the game's chance seed (raw_env.reset)
     rng = np.random.default_rng(seed)
     actions = []
     while not e.game.over:
         a = int(rng.choice(e.game.legal_actions()))
         actions.append(a)
         e.step(a)
-    return {"seed": seed, "actions": actions, "events": list(e.game.events),
+    return {"seed": seed, "chance": chance, "actions": actions, "events": list(e.game.events),
             "reason": e.game.reason, "decisions": e.game.decisions}
 
 
@@ -72,6 +79,23 @@ def run_pettingzoo(make, n: int, games) -> float:
         for _ in e.agent_iter():
             obs, _, terminated, truncated, _ = e.last()
             e.step(None if terminated or truncated else next(acts))
+    return time.process_time() - t0
+
+
+def run_driver(n: int, games, observe: bool, check: bool = False) -> float:
+    """The game driver alone (palace_solver.interop.rl.Game): the decisions, with the
+    public knowledge and the end rules; ``observe``: also the mover's array and mask."""
+    g = Game(make_rules(), n)
+    t0 = time.process_time()
+    for rec in games:
+        g.reset(random.Random(rec["chance"]))
+        for a in rec["actions"]:
+            if observe:
+                g.observation(g.to_move)
+                g.action_mask()
+            g.play(a)
+        if check:
+            assert g.events == rec["events"] and g.over, rec["seed"]
     return time.process_time() - t0
 
 
@@ -149,9 +173,12 @@ def main(argv=None) -> int:
         # python_palace's own cap is only a bound here: the games stop where they stopped
         game = pyspiel.load_game("python_palace", {"players": n, "max_turns": 100_000})
         check_open_spiel(game, games)
+        run_driver(n, games, False, check=True)
         steps = sum(g["decisions"] for g in games)
         runners = {"pettingzoo env()": lambda: run_pettingzoo(pz_env, n, games),
                    "pettingzoo raw_env": lambda: run_pettingzoo(raw_env, n, games),
+                   "driver + observation": lambda: run_driver(n, games, True),
+                   "driver": lambda: run_driver(n, games, False),
                    "open_spiel": lambda: run_open_spiel(game, games, False),
                    "open_spiel + observation": lambda: run_open_spiel(game, games, True)}
         best = {k: float("inf") for k in runners}
@@ -168,7 +195,6 @@ def main(argv=None) -> int:
               f"(ends {row['ends']})")
         for k, v in row["steps_per_second"].items():
             print(f"  {k:26s} {v:>9,} steps/s")
-    from palace_solver.interop.rl import Game, make_rules
     out = {"benchmark": "rl_speed",
            "command": "python benchmarks/rl_speed.py " + " ".join(argv if argv is not None
                                                                  else sys.argv[1:]),
