@@ -196,8 +196,8 @@ def main(argv=None) -> int:
         for k, v in row["steps_per_second"].items():
             print(f"  {k:26s} {v:>9,} steps/s")
     out = {"benchmark": "rl_speed",
-           "command": "python benchmarks/rl_speed.py " + " ".join(argv if argv is not None
-                                                                 else sys.argv[1:]),
+           "command": " ".join(["python benchmarks/rl_speed.py",
+                                *(argv if argv is not None else sys.argv[1:])]),
            "commit": commit(), "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
            "machine": {"cores": os.cpu_count(), "load_average_before": load_before,
                        "load_average_after": [round(x, 2) for x in os.getloadavg()],
