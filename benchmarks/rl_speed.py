@@ -25,34 +25,26 @@ runner then plays exactly those games, decision for decision:
 A step is one decision of a player in the play phase, the same count for every runner
 (OpenSpiel's chance events and layouts are part of the game it replays, not steps).
 Runners alternate, ``--rounds`` times, and each reports its best round (the machine is
-shared: the load average is recorded before and after). Times are CPU seconds of this
-process (``time.process_time``). The results file gets the provenance: command, commit,
-date, cores, load, versions.
+shared: the provenance records the load at the start and the end). Times are CPU seconds of
+this process (``time.process_time``). Results: ``benchmarks/results/rl-speed.json``, with
+the provenance of :mod:`provenance` and the versions of PettingZoo and Gymnasium.
 """
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import random
-import subprocess
-import sys
 import time
-from datetime import datetime, timezone
-from pathlib import Path
+from importlib import metadata
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import numpy as np
+import provenance
 
-import numpy as np  # noqa: E402
+from palace_solver.game.moves import Move
+from palace_solver.interop.pettingzoo import env as pz_env
+from palace_solver.interop.pettingzoo import raw_env
+from palace_solver.interop.rl import Game, make_rules
 
-from palace_solver.game.moves import Move  # noqa: E402
-from palace_solver.interop.pettingzoo import env as pz_env  # noqa: E402
-from palace_solver.interop.pettingzoo import raw_env  # noqa: E402
-from palace_solver.interop.rl import Game, make_rules  # noqa: E402
-
-DEFAULT_OUT = ROOT / "benchmarks" / "results" / "rl_speed.json"
+OUT = "rl-speed.json"
 
 
 def record(n: int, seed: int) -> dict:
@@ -133,26 +125,14 @@ def check_open_spiel(game, games) -> None:
 
 
 def versions() -> dict:
-    from importlib.metadata import version
-    out = {"python": platform.python_version()}
-    for dist in ("numpy", "pettingzoo", "gymnasium", "open_spiel"):
+    """The RL libraries' versions (provenance.py records the others)."""
+    out = {}
+    for dist in ("pettingzoo", "gymnasium"):
         try:
-            out[dist] = version(dist)
-        except Exception:  # noqa: BLE001 - a missing one is recorded as such
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
             out[dist] = None
     return out
-
-
-def commit() -> str:
-    try:
-        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True, text=True,
-                               check=True).stdout.strip()
-        return head + ("+changes" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def main(argv=None) -> int:
@@ -160,13 +140,14 @@ def main(argv=None) -> int:
     ap.add_argument("--players", default="2,3,6", help="player counts (default 2,3,6)")
     ap.add_argument("--games", type=int, default=40, help="games per player count")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds (best kept)")
-    ap.add_argument("--out", default=str(DEFAULT_OUT),
-                    help=f"results file ('-': none; default {DEFAULT_OUT.relative_to(ROOT)})")
+    ap.add_argument("--out", default=OUT,
+                    help=f"results file, a bare name under benchmarks/results/ ('-': none; "
+                         f"default {OUT})")
     args = ap.parse_args(argv)
     import pyspiel
 
     import palace_solver.interop.openspiel_game  # noqa: F401 - registers python_palace
-    load_before = [round(x, 2) for x in os.getloadavg()]
+    rec = provenance.record()
     rows = []
     for n in (int(x) for x in args.players.split(",")):
         games = [record(n, seed) for seed in range(args.games)]
@@ -195,20 +176,11 @@ def main(argv=None) -> int:
               f"(ends {row['ends']})")
         for k, v in row["steps_per_second"].items():
             print(f"  {k:26s} {v:>9,} steps/s")
-    out = {"benchmark": "rl_speed",
-           "command": " ".join(["python benchmarks/rl_speed.py",
-                                *(argv if argv is not None else sys.argv[1:])]),
-           "commit": commit(), "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-           "machine": {"cores": os.cpu_count(), "load_average_before": load_before,
-                       "load_average_after": [round(x, 2) for x in os.getloadavg()],
-                       "platform": platform.platform()},
-           "versions": versions(), "engine": Game(make_rules(), 2).engine,
-           "timing": "CPU seconds of the process, best of the rounds", "rounds": args.rounds,
-           "rows": rows}
     if args.out != "-":
-        path = Path(args.out)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(out, indent=2) + "\n")
+        path = provenance.write(args.out, {
+            "versions": versions(), "engine": Game(make_rules(), 2).engine,
+            "timing": "CPU seconds of the process, best of the rounds",
+            "rounds": args.rounds, "rows": rows}, rec)
         print(f"wrote {path}")
     return 0
 
