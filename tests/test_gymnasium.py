@@ -21,6 +21,7 @@ except ImportError:
         raise
     pytest.skip("Gymnasium is not installed: pip install '.[rl]'", allow_module_level=True)
 
+from palace_solver.agents.method_bots import HandTracker  # noqa: E402
 from palace_solver.agents.registry import AgentError, make_agent  # noqa: E402
 from palace_solver.game.state import PLAY_PHASE  # noqa: E402
 from palace_solver.interop import rl  # noqa: E402
@@ -142,6 +143,7 @@ def test_searching_opponents_see_only_their_seat():
         env = PalaceEnv(num_players=2, opponent=spec, cap=40)
         obs, _ = env.reset(seed=3)
         agent = next(iter(env._agents.values()))
+        assert isinstance(env.game.tracker, HandTracker)      # with the positions played
         if hasattr(agent, "tracker"):
             assert agent.tracker is env.game.tracker
         rng = np.random.default_rng(0)
@@ -202,3 +204,20 @@ def test_policy_file_and_match(tmp_path):
     state.reset(random.Random(0))
     assert state.state.phase == PLAY_PHASE
     assert sampled.choose(state.state, random.Random(0)) in state.state.legal_moves()
+
+
+def test_the_example_trains_saves_and_plays_the_matches(tmp_path, capsys):
+    """examples/train_rl.py end to end, on a few games (the real run is in docs/rl.md)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "train_rl.py"
+    spec = importlib.util.spec_from_file_location("train_rl", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    out = tmp_path / "p.npz"
+    assert example.main(["--episodes", "8", "--batch", "4", "--eval-starts", "1",
+                         "--out", str(out)]) == 0
+    assert MLPPolicy.load(out).num_actions == rl.NUM_PLAY_ACTIONS
+    text = capsys.readouterr().out
+    assert "vs random: 2 players" in text and "vs greedy: 2 players" in text

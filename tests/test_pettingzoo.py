@@ -25,7 +25,7 @@ except ImportError:
         raise
     pytest.skip("PettingZoo is not installed: pip install '.[rl]'", allow_module_level=True)
 
-from palace_solver.agents.method_bots import view_position  # noqa: E402
+from palace_solver.agents.method_bots import HandTracker, view_position  # noqa: E402
 from palace_solver.game.cards import RANKS, counts_of  # noqa: E402
 from palace_solver.game.moves import IllegalMoveError, Move  # noqa: E402
 from palace_solver.game.rules import VARIANTS  # noqa: E402
@@ -204,6 +204,11 @@ def test_cap_truncates_and_a_repetition_terminates():
                 [1 - float(x) for x in _shared(g.state)]
 
 
+def test_the_cap_is_palace_match_s():
+    from palace_solver.jobs.match import CAP
+    assert rl.CAP == CAP and raw_env().game.cap == CAP
+
+
 def test_the_deal_is_palace_match_s():
     """The same seed string deals the same cards, and greedy lays them out the same, as a
     match's start: the first decision and the public knowledge are equal."""
@@ -233,6 +238,28 @@ def test_compiled_and_reference_drivers_play_the_same_games():
                 g.play(acts[rng.randrange(len(acts))])
             runs.append((g.events, g.reason, g.loss))
         assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
+def test_public_hands_are_hand_tracker_s(config):
+    """The driver's PublicHands knows, after every event of random games, exactly what the
+    package's HandTracker knows."""
+    for seed in range(3):
+        g = rl.Game(rl.make_rules(config.get("variants", ())), config["num_players"],
+                    swap=config.get("swap", False))
+        g.reset(random.Random(seed))
+        rng = random.Random(seed)
+        while not g.over:
+            acts = g.legal_actions()
+            g.play(acts[rng.randrange(len(acts))])
+        s, tracker = State.new_game(g.rules, g.n), HandTracker(g.n)
+        mine = rl.PublicHands(g.n)
+        twin = s.clone()
+        for ev in g.events:
+            tracker.apply(s, ev)
+            mine.apply(twin, ev)
+            assert mine.known == tracker.known
+        assert mine.known == g.tracker.known and any(map(any, mine.known))
 
 
 # -- observations -----------------------------------------------------------------------------

@@ -46,6 +46,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError("palace_solver.interop.gymnasium needs Gymnasium; install it with "
                       "`pip install '.[rl]'`") from e
 
+from ..agents.method_bots import HandTracker
 from ..agents.registry import make_agent, parse_agent
 from .rl import CAP, OBS_SIZE, Game, make_rules, observation_high
 
@@ -71,7 +72,10 @@ class PalaceEnv(gymnasium.Env):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode {render_mode!r}: None, 'human' or 'ansi'")
         self.rules = make_rules(variants)
-        self.game = Game(self.rules, num_players, swap=swap, cap=cap, engine=engine)
+        # HandTracker, not the driver's lighter PublicHands: searching agents read the
+        # positions already played from it (a repeated one is a draw)
+        self.game = Game(self.rules, num_players, swap=swap, cap=cap, engine=engine,
+                         tracker=HandTracker)
         n = num_players
         specs = [opponent] * (n - 1) if isinstance(opponent, str) else list(opponent)
         if len(specs) != n - 1:

@@ -41,9 +41,9 @@ Observation (``float32[OBS_SIZE]``, the same size for every player count and rul
 observer first, then the next seat in seat order; seats beyond the player count are zeros),
 then :data:`TABLE_FIELDS`. Per-rank fields have 14 entries in ``RANK_INDEX`` order.
 :func:`layout` gives every field's slice; docs/rl.md has the table. An observation holds
-only what its seat may see: its own hand, the others' publicly known hand cards (the
-:class:`~palace_solver.agents.method_bots.HandTracker`: cards taken from the pile or swapped
-in from the face-up cards, until played), every face-up card, the counts, the pile, the
+only what its seat may see: its own hand, the others' publicly known hand cards
+(:class:`PublicHands`, the rule of the package's ``HandTracker``: cards taken from the pile
+or swapped in from the face-up cards, until played), every face-up card, the counts, the pile, the
 burned cards and the public facts of the turn; never the unseen pool.
 """
 from __future__ import annotations
@@ -54,8 +54,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..agents.method_bots import HandTracker
-from ..game.cards import RANKS, rank_name
+from ..game.cards import NRANK, RANKS, rank_name
 from ..game.moves import FLIP, LAYOUT, PICKUP, PLAY, IllegalMoveError, Move
 from ..game.rules import VARIANTS, Rules
 from ..game.state import FACE_DOWN, FACE_UP, HAND, LAYOUT_PHASE, PLAY_PHASE, State
@@ -250,8 +249,8 @@ _DECKS: dict = {}
 
 def encode_observation(state: State, seat: int, known) -> np.ndarray:
     """The observation of ``seat`` (module doc). ``known[q]``: counts per rank of the
-    publicly known cards of q's hand (:attr:`HandTracker.known`). Reads nothing that
-    ``seat`` has not seen: never another seat's hand beyond ``known``, nor the unseen pool
+    publicly known cards of q's hand (``known`` of :class:`PublicHands` or ``HandTracker``).
+    Reads nothing that ``seat`` has not seen: never another seat's hand beyond ``known``, nor the unseen pool
     (``unseen`` is the deck minus the fields above it)."""
     n = state.n
     hands, ups, downs, outs = state.hands, state.face_up, state.face_down, state.out
@@ -301,6 +300,38 @@ def encode_observation(state: State, seat: int, known) -> np.ndarray:
 
 
 # -- the game ---------------------------------------------------------------------------------
+class PublicHands:
+    """The publicly known cards of each hand, counts per rank, by the rule of the package's
+    :class:`~palace_solver.agents.method_bots.HandTracker` (which sits above this layer):
+    cards that enter a hand by a deal or a refill draw are seen by their owner only; every
+    other card that enters a hand (a pickup, a failed flip, a face-up card swapped in at the
+    layout) is public; playing ``k`` cards of a rank lowers its known count by ``k``, never
+    below zero. Tests check that both agree at every event of random games.
+
+    What it leaves out is HandTracker's record of the positions played (a copy of the state
+    per decision, which searching agents read): the driver keeps what its end rules need.
+    """
+
+    def __init__(self, n: int):
+        self.known = [[0] * NRANK for _ in range(n)]
+
+    def apply(self, state: State, event) -> None:
+        """``state.apply(event)`` with the bookkeeping around it."""
+        private = state.is_chance() and state.pending is not None \
+            and state.pending[0] in ("deal", "draw")
+        old = [h[:] for h in state.hands]
+        state.apply(event)
+        for was, now, kn in zip(old, state.hands, self.known):
+            if was == now:
+                continue
+            for r in RANKS:
+                d = now[r] - was[r]
+                if d > 0 and not private:
+                    kn[r] += d
+                elif d < 0 and kn[r]:
+                    kn[r] = max(0, kn[r] + d)
+
+
 def draw_rank(state: State, rng: random.Random) -> int:
     """One chance outcome with the pool's probabilities, drawn as ``palace match`` draws it
     (an integer below the pool's size)."""
@@ -321,8 +352,11 @@ class Game:
     ``observe(event)``) are fed every event from the deal on, chance ranks as ints and
     decisions as Moves, as ``palace match`` feeds its agents.
 
+    ``tracker``: the class that keeps the public knowledge of the hands (:class:`PublicHands`,
+    or the package's ``HandTracker`` for agents that read the positions played).
+
     Attributes kept for the caller: ``state`` (do not mutate), ``tracker`` (the public
-    knowledge of the hands), ``events`` (every event, for a replay), ``history`` (the public
+    knowledge of the hands, ``tracker.known``), ``events`` (every event, for a replay), ``history`` (the public
     record: ``(seat, move, card)`` per decision, ``card`` the face-down card a flip turned
     over, else None; a start card is ``(None, "start", card)``), ``decisions`` (play
     decisions so far), ``engine`` (``"cython"`` with the compiled twin, else ``"python"``).
@@ -333,13 +367,14 @@ class Game:
     """
 
     def __init__(self, rules: Rules, n: int, *, swap: bool = False, cap: int = CAP,
-                 engine: str = "auto"):
+                 engine: str = "auto", tracker=PublicHands):
         rules.check_players(n)
         if n > MAX_SEATS:
             raise ValueError(f"{n} players: the environments seat at most {MAX_SEATS}")
         if cap < 1:
             raise ValueError(f"cap must be positive, not {cap}")
         self.rules, self.n, self.swap, self.cap = rules, n, swap, cap
+        self._tracker = tracker
         self.codec = ActionCodec(rules, n, swap)
         self.state: State | None = None
         if engine not in ("auto", "cython", "python"):
@@ -359,7 +394,7 @@ class Game:
         self.rng = rng
         self.listeners = list(listeners)
         self.state = State.new_game(self.rules, self.n)
-        self.tracker = HandTracker(self.n)
+        self.tracker = self._tracker(self.n)
         self.events: list = []
         self.history: list = []
         self.decisions = 0
