@@ -253,6 +253,8 @@ class SearchBot(_Base):
         self.endgame, self.use_history = endgame, use_history
         self.stats.update(nodes=0, depth=0)
         self._views: dict = {}
+        #: the mover's mean loss for the move of the last searched decision (else None)
+        self.last_figure = None
 
     def history_views(self, state: State, me: int) -> list | None:
         """``(view, hidden)`` of the game's earlier positions (the tracker's history) that
@@ -290,7 +292,9 @@ class SearchBot(_Base):
         self.stats["nodes"] += raw["nodes"] + raw["playout_steps"]
         self.stats["depth"] += max(raw["depth"])
         self.stats["seconds"] += time.perf_counter() - t0
-        return _greedy_pick(state, vals, me, rng)
+        move = _greedy_pick(state, vals, me, rng)
+        self.last_figure = dict(vals)[move][me]
+        return move
 
 
 METHOD_BOTS = {"det": DetBot, "ismcts": IsmctsBot, "engine": SearchBot}

@@ -5,6 +5,8 @@
 | engine      | the compiled determinized search (``drawsearch.ENGINE`` while the draw pile  |
 |             | holds cards, ``drawsearch.ENGINE_END`` once it is empty), from the first     |
 |             | play, with the game's history (a repeated position is a draw)                |
+| engine1     | ``engine`` as it stood before the values learned from its own games, frozen |
+|             | (``drawsearch.ENGINE1``, ``ENGINE1_END``, network ``gen0``): the baseline    |
 | engine_gd   | the same, but greedy while the draw pile holds cards (the ablation)          |
 | engine_ab   | the other search measured: depth-limited expectimax (alpha-beta, sparse      |
 |             | chance nodes) with the learned evaluation at the horizon                     |
@@ -50,7 +52,7 @@ import time
 
 from ..analysis import analyze
 from ..game.state import PLAY_PHASE, State
-from ..sample.drawsearch import ENGINE, ENGINE_END, EXPECTIMAX
+from ..sample.drawsearch import ENGINE, ENGINE1, ENGINE1_END, ENGINE_END, EXPECTIMAX
 from ..sample.policies import BOTS, GreedyBot, make_bot
 from ..sample.sampled import analyze_sampled
 from .method_bots import DetBot, IsmctsBot, SearchBot, history_positions, view_position
@@ -155,6 +157,14 @@ def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, **kw):
                      endgame=endgame, use_history=bool(history))
 
 
+def _engine1(seed, draw_limit=None, seconds=None, **kw):
+    end_kw = {k[4:]: kw.pop(k) for k in list(kw) if k.startswith("end_")}
+    b = SearchBot(seed, ENGINE1.with_(**kw), draw_limit=draw_limit, seconds=seconds,
+                  endgame=ENGINE1_END.with_(**end_kw))
+    b.name = "engine1"
+    return b
+
+
 def _engine_ab(seed, draw_limit=None, seconds=None, **kw):
     b = SearchBot(seed, EXPECTIMAX.with_(**kw), draw_limit=draw_limit, seconds=seconds)
     b.name = "engine_ab"
@@ -221,6 +231,7 @@ def _simple(name):
 #: name -> (factory(seed, **options), one-line description)
 AGENTS = {
     "engine": (_engine, "compiled determinized search with the draw pile"),
+    "engine1": (_engine1, "the engine before learning from its own games, frozen"),
     "engine_gd": (_engine_gd, "engine, but greedy while the draw pile holds cards"),
     "engine_ab": (_engine_ab, "depth-limited expectimax, learned evaluation at the leaves"),
     "engine_det": (EngineDet, "engine in the draw phase, then det's search"),

@@ -40,7 +40,8 @@ from ..sample.policies import GreedyBot
 from ..sample.stats import mean_ci, t_two_sided_p
 from .batch import run_batch, task_seed
 
-__all__ = ["CAP", "KINDS", "make_start", "match_tasks", "play_task", "run_match", "summarize",
+__all__ = ["CAP", "KINDS", "make_start", "match_tasks", "play_game", "play_task", "run_match",
+           "summarize",
            "p_value", "format_summary"]
 
 #: The p-value below which ``format_summary`` names a better agent.
@@ -109,12 +110,38 @@ def play_task(task: dict) -> dict:
     names = [task["a"] if q == seat else task["b"] for q in range(n)]
     agents = [make_agent(nm, task_seed(task["seed"], f"{task['id']}/{q}"))
               for q, nm in enumerate(names)]
+    rng = random.Random(f"match-play-{task['seed']}-{task['kind']}-{n}-{task['start']}")
+    bot_rng = random.Random(task_seed(task["seed"], f"{task['id']}/bots"))
+    g = play_game(rules, start, tracker, history, agents, rng, bot_rng, task["cap"])
+    a_loss = g["loss"][seat]
+    outcome = "draw" if g["reason"] != "end" else ("loss" if a_loss == 1.0 else "win")
+    b_seats = [q for q in range(n) if q != seat]
+    return {"loss": g["loss"], "a_loss": a_loss, "outcome": outcome, "reason": g["reason"],
+            "decisions": g["decisions"], "seconds": g["seconds"],
+            "a_decisions": g["made"][seat], "a_seconds": round(g["think"][seat], 6),
+            "b_decisions": sum(g["made"][q] for q in b_seats),
+            "b_seconds": round(sum(g["think"][q] for q in b_seats), 6)}
+
+
+def play_game(rules: Rules, start: State, tracker: HandTracker, history: list, agents,
+              rng: random.Random, bot_rng: random.Random, cap: int = CAP,
+              record: bool = False) -> dict:
+    """Play a game from a start of :func:`make_start` to its end: the last event, a
+    repeated decision position (a draw) or ``cap`` decisions (a draw).
+
+    Returns ``loss`` (each seat's share), ``reason`` (``end``, ``repetition`` or ``cap``),
+    ``decisions``, ``seconds``, and per seat ``made`` (decisions) and ``think`` (seconds in
+    ``choose``). With ``record``: ``events``, every event from the deal on (a chance
+    outcome as its rank, a decision as its move's text), and ``figures``, per decision of
+    the play (from the start) the mover and, when its agent reports one
+    (``agent.last_figure``, its estimate of its own loss after the move), that figure."""
+    n = start.n
     prefix = sum(isinstance(ev, Move) for ev in history)
     for ag in agents:
         if hasattr(ag, "tracker"):
             ag.tracker = None
         if hasattr(ag, "observe"):
-            ag.begin(rules, n, prefix + task["cap"])
+            ag.begin(rules, n, prefix + cap)
             for ev in history:
                 ag.observe(ev)
     s, tracker = start.clone(), tracker.clone()
@@ -122,23 +149,25 @@ def play_task(task: dict) -> dict:
         if hasattr(ag, "tracker"):
             ag.tracker = tracker
     watchers = [ag for ag in agents if hasattr(ag, "observe")]
-    rng = random.Random(f"match-play-{task['seed']}-{task['kind']}-{n}-{task['start']}")
-    bot_rng = random.Random(task_seed(task["seed"], f"{task['id']}/bots"))
+    events = [ev if isinstance(ev, int) else str(ev) for ev in history] if record else None
+    figures = [] if record else None
     think = [0.0] * n
     made = [0] * n
     seen: set = set()
     t0 = time.perf_counter()
-    reason, loss, decisions = "cap", None, task["cap"]
-    for d in range(task["cap"] + 1):
+    reason, loss, decisions = "cap", None, cap
+    for d in range(cap + 1):
         while s.is_chance():
             ev = _sample(s, rng)
             tracker.apply(s, ev)
+            if record:
+                events.append(ev)
             for w in watchers:
                 w.observe(ev)
         if s.is_terminal():
             loss, decisions, reason = [float(x) for x in s.result()], d, "end"
             break
-        if d == task["cap"]:
+        if d == cap:
             break
         k = s.key()
         if k in seen:
@@ -147,23 +176,26 @@ def play_task(task: dict) -> dict:
         seen.add(k)
         p = s.to_move
         t = time.perf_counter()
-        mv = agents[p].choose(s, bot_rng)
+        ag = agents[p]
+        if record and hasattr(ag, "last_figure"):
+            ag.last_figure = None
+        mv = ag.choose(s, bot_rng)
         think[p] += time.perf_counter() - t
         made[p] += 1
+        if record:
+            events.append(str(mv))
+            figures.append([p, getattr(ag, "last_figure", None), s.draw_pile])
         tracker.apply(s, mv)
         for w in watchers:
             w.observe(mv)
     if loss is None:
         active = s.active()
         loss = [1.0 / len(active) if q in active else 0.0 for q in range(n)]
-    a_loss = loss[seat]
-    outcome = "draw" if reason != "end" else ("loss" if a_loss == 1.0 else "win")
-    b_seats = [q for q in range(n) if q != seat]
-    return {"loss": loss, "a_loss": a_loss, "outcome": outcome, "reason": reason,
-            "decisions": decisions, "seconds": round(time.perf_counter() - t0, 4),
-            "a_decisions": made[seat], "a_seconds": round(think[seat], 6),
-            "b_decisions": sum(made[q] for q in b_seats),
-            "b_seconds": round(sum(think[q] for q in b_seats), 6)}
+    out = {"loss": loss, "reason": reason, "decisions": decisions,
+           "seconds": round(time.perf_counter() - t0, 4), "made": made, "think": think}
+    if record:
+        out.update(events=events, figures=figures, prefix=len(history))
+    return out
 
 
 def p_value(mean: float, values, null: float = 0.5) -> float:

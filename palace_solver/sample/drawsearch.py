@@ -36,12 +36,12 @@ from ..game.cards import NRANK, RANKS
 from ..game.position import Position
 from ..game.state import State
 from ..game.view import repeatable
-from ..solve.engine import compiled
+from ..solve.engine import compiled, use_eval_weights
 from ..solve.results import Analysis, MoveValue, rank_moves
 from .sampler import sample_deal, sample_rng, state_with_hands
 from .stats import mean_ci
 
-__all__ = ["ENGINE", "ENGINE_END", "HINT", "HINT_END", "SearchConfig", "analyze_search",
+__all__ = ["ENGINE", "ENGINE1", "ENGINE1_END", "ENGINE_END", "HINT", "HINT_END", "SearchConfig", "analyze_search",
            "decide", "history_of", "move_means", "position_view", "state_view"]
 
 
@@ -72,6 +72,9 @@ class SearchConfig:
     #: the horizon evaluation (``set_eval_mode`` of the compiled core): "cardcount",
     #: "learned" or "auto" (learned while the draw pile holds cards)
     eval: str = "cardcount"
+    #: the network of the learned evaluation (``solve.engine.weights_path``): "" the
+    #: shipped default, else a generation's name ("gen0", ...) or a file
+    weights: str = ""
 
     def with_(self, **kw) -> "SearchConfig":
         return replace(self, **{k: v for k, v in kw.items() if v is not None})
@@ -95,6 +98,14 @@ ENGINE = SearchConfig(determinizations=2048, nodes=800_000, chance_width=1, roll
 #: late starts: benchmarks/RESULTS-strength.md).
 ENGINE_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, rollouts=0,
                           max_depth=64, eval="learned")
+#: ``engine1``: the engine as it stood before the learned values of its own games (the
+#: two configurations above with the network learned from greedy games), frozen as the
+#: baseline of the strength table. Never change these.
+ENGINE1 = SearchConfig(determinizations=2048, nodes=800_000, chance_width=1, rollouts=1,
+                       max_depth=1, ordered=True, exact_nodes=20_000, stop_at_budget=True,
+                       weights="gen0")
+ENGINE1_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, rollouts=0,
+                           max_depth=64, eval="learned", weights="gen0")
 #: ``palace analyze`` on hidden cards or a draw pile, and ``palace live`` hints: the same
 #: search with four times the budget.
 HINT = ENGINE.with_(determinizations=8192, nodes=3_200_000)
@@ -167,6 +178,8 @@ def decide(view, hidden, cfg: SearchConfig = ENGINE, seed: int = 0,
     positions as ``(view, hidden)`` pairs (:func:`state_view` of each); the search scores
     reaching one as a draw, as the game does."""
     eng = compiled()
+    if cfg.eval != "cardcount":
+        use_eval_weights(cfg.weights)
     old = eng.set_eval_mode(cfg.eval)
     try:
         return _decider(cfg).decide(view, hidden, seed & (2 ** 64 - 1), seconds or 0.0,

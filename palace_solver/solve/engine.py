@@ -72,3 +72,35 @@ def to_state(state):
 def default_engine() -> str:
     """``'cython'`` when built, else ``'python'``."""
     return "cython" if cython_available() else "python"
+
+
+def weights_path(name: str = "") -> str:
+    """The file of a shipped network of the learned evaluation: ``""`` the default
+    (``palace_solver/data/eval_weights.npz``), else ``eval_weights-NAME.npz`` beside it
+    (one file a generation: ``gen0`` was learned from greedy games, ``gen1`` from the
+    games of the engine of ``gen0``, ...), or a path to a ``.npz`` file.
+
+    :raises ValueError: for a name with no file.
+    """
+    import os
+    if name.endswith(".npz"):
+        path = name
+    else:
+        data = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data")
+        path = os.path.join(data, f"eval_weights-{name}.npz" if name else "eval_weights.npz")
+    if not os.path.exists(path):
+        raise ValueError(f"no weights {name!r} (looked for {path})")
+    return path
+
+
+def use_eval_weights(name: str = "") -> None:
+    """Load a shipped network (:func:`weights_path`) into the compiled evaluation unless it
+    is the one loaded: agents with different generations share one process, and each
+    switches to its own before it searches (a copy of about 60 KB)."""
+    eng = _module()
+    path = weights_path(name)
+    if eng.eval_weights_loaded() != path:
+        import numpy as np
+        with np.load(path) as f:
+            eng.load_eval_weights(*(np.ascontiguousarray(f[k], dtype=np.float32)
+                                    for k in ("w1", "b1", "w2", "b2", "w3")), source=path)
