@@ -30,6 +30,25 @@
 # whose hidden counts equal the current ones had the very unknown cards this deal gives the
 # players now. So each deal gives those views the same cards, and the search scores reaching
 # one as a draw (DeepSearch.set_history); views with other hidden counts cannot come back.
+#
+# Inference of the hidden hands. The others' moves say something of their hands: a player
+# who picks the pile up rarely held a card to beat it, one who plays a 9 on a 5 rarely held a
+# 6. With `infer` > 0 and observations given, infer * determinizations candidate deals are
+# dealt uniformly as above, each is weighed by the likelihood of the moves the others made
+# under the policy model of policy.pxi (tempered by `infer_temp`), and the deals searched
+# are drawn from the candidates in proportion to their weights (systematic resampling), so
+# the search's budget goes to the hands that explain the play. The likelihood needs each
+# observed player's hand at each observed decision, rebuilt backwards from the hand the
+# candidate gives them now: between one of their decisions and the next, their unknown
+# cards change only by the unknown cards they played there (known once played: `up`) and
+# by the cards they drew after it (unknown: `drawn` of them). So going back over a decision
+# adds the cards played and takes away `drawn` cards chosen uniformly among the unknown
+# ones (the draws are exchangeable with the cards held before them), which makes each
+# weight a random but unbiased estimate of the likelihood. Without observations every
+# weight is 1 and the deals are the uniform ones of before, dealt the same way.
+
+
+cdef uint64_t INFER_SALT = <uint64_t>0x1f83d9abfb41bd6bULL   # candidates' generators
 
 
 cdef inline void determinize_view(PState* s, const int* hidden, uint64_t* st) noexcept nogil:
@@ -51,6 +70,12 @@ def determinize(CState view, hidden, uint64_t seed):
     _hidden_array(view, hidden, hid)
     determinize_view(&c.s, hid, &st)
     return c
+
+
+def candidate_seed(uint64_t seed, int c):
+    """The generator seed of candidate deal c of the inference in a decision seeded
+    `seed` (tests rebuild the candidates with determinize)."""
+    return seed_mix(seed ^ INFER_SALT, <uint64_t>c)
 
 
 def deal_seed(uint64_t seed, int i):
@@ -110,6 +135,57 @@ cdef void deal_history(DeepSearch sr, const PState* det, const PState* view,
             return
 
 
+cdef double infer_logw(const PState* det, const PState* view, const int* hid,
+                       const PState* obs, const int* ohid, const int* oq, const CMove* om,
+                       const uint8_t* oup, const int* odrawn, int nobs,
+                       uint64_t* st) noexcept nogil:
+    """log-likelihood of the observed moves given the hands of `det` (the file's comment):
+    obs[j] is the view before observation j (oldest first), ohid its hidden counts (n per
+    observation), oq its player, om the move, oup the unknown cards it played (16 per
+    observation), odrawn the cards drawn after it."""
+    cdef int q, j, r, k, total, x, n = view.n
+    cdef int u[16]
+    cdef double lw = 0.0
+    cdef PState c
+    for q in range(n):
+        if hid[q] == 0:
+            continue
+        total = 0
+        for r in range(16):
+            u[r] = det.pl[q].hand[r] - view.pl[q].hand[r]
+            total += u[r]
+        for j in range(nobs - 1, -1, -1):
+            if oq[j] != q:
+                continue
+            for r in range(2, 16):
+                u[r] += oup[j * 16 + r]
+                total += oup[j * 16 + r]
+            for k in range(odrawn[j]):
+                if total <= 0:
+                    break
+                x = rng_below(st, total)
+                for r in range(2, 16):
+                    if x < u[r]:
+                        u[r] -= 1
+                        total -= 1
+                        break
+                    x -= u[r]
+            if total != ohid[j * n + q]:
+                break          # not this player's chain of decisions: stop here
+            copy_state(&c, &obs[j])
+            for r in range(2, 16):
+                if c.pool[r] < u[r]:
+                    total = -1
+                    break
+                c.pool[r] -= u[r]
+                c.pl[q].hand[r] += u[r]
+                c.pl[q].hand_n += u[r]
+            if total < 0 or c.to_move != q:
+                break
+            lw += pol_logprob(&c, om[j])
+    return lw
+
+
 cdef class Decider:
     """Determinized depth-limited search for one decision (the file's comment).
 
@@ -125,10 +201,13 @@ cdef class Decider:
     cdef public bint stop_at_budget
     cdef public uint64_t nodes
     cdef public double hash_mb
+    cdef public int infer
+    cdef public double infer_temp
 
     def __init__(self, int determinizations=8, uint64_t nodes=100_000, int chance_width=3,
                  int rollouts=0, int max_depth=64, double hash_mb=2.0, bint ordered=False,
-                 uint64_t exact_nodes=0, bint stop_at_budget=False):
+                 uint64_t exact_nodes=0, bint stop_at_budget=False, int infer=0,
+                 double infer_temp=1.0):
         if determinizations < 1:
             raise ValueError("determinizations must be at least 1")
         self.determinizations = determinizations
@@ -140,6 +219,8 @@ cdef class Decider:
         self.ordered = ordered
         self.exact_nodes = exact_nodes
         self.stop_at_budget = stop_at_budget
+        self.infer = infer
+        self.infer_temp = infer_temp
         self.search = None
 
     cdef object _deepen(self, DeepSearch sr, uint64_t share, int max_depth,
@@ -182,7 +263,7 @@ cdef class Decider:
         return last
 
     def decide(self, CState view, hidden, uint64_t seed, double seconds=0.0, progress=None,
-               history=None):
+               history=None, observations=None):
         """Every legal move's loss vector in each deal of ``view``.
 
         Returns ``{"deals": [[(Move, [loss per player]), ...] per deal], "depth": [...],
@@ -194,6 +275,12 @@ cdef class Decider:
         hidden)`` pairs like the arguments (the file's comment); reaching one is a draw.
         With nothing hidden, no draw pile, every chance outcome kept and no playouts every
         deal is the same: one deal is searched, with the whole budget.
+        ``observations``: the others' earlier decisions for the inference of their hands
+        (the file's comment), oldest first, each ``(view, hidden, player, move, up,
+        drawn)``: the view before it with its hidden counts, the move, the unknown cards it
+        played (counts by rank, 16) and the cards the player drew after it; used when
+        ``infer`` > 0. The result then has ``"weights"`` (the candidates' normalised
+        weights), ``"chosen"`` (the candidate of each deal) and ``"ess"``.
         """
         cdef int hid[MAXP]
         cdef CState det = CState.__new__(CState)
@@ -202,6 +289,14 @@ cdef class Decider:
         cdef double deadline = now_seconds() + seconds if seconds > 0 else 0.0
         cdef PState* hist = NULL
         cdef int* hhid = NULL
+        cdef PState* obs = NULL
+        cdef int* ohid = NULL
+        cdef int* oq = NULL
+        cdef CMove* om = NULL
+        cdef uint8_t* oup = NULL
+        cdef int* odrawn = NULL
+        cdef int nobs = 0, r
+        cdef CState ov
         cdef int nh = 0, ndeals = self.determinizations, q, total_hidden = 0
         cdef CState hv
         _hidden_array(view, hidden, hid)
@@ -219,7 +314,34 @@ cdef class Decider:
             share = 1
         deals, depths, exacts = [], [], []
         history = list(history or ())[-HISTMAX:]
+        observations = list(observations or ()) if self.infer > 0 and total_hidden else []
+        infer_out = {}
         try:
+            if observations:
+                k = len(observations)
+                obs = <PState*>malloc(k * sizeof(PState))
+                ohid = <int*>malloc(k * view.s.n * sizeof(int))
+                oq = <int*>malloc(k * sizeof(int))
+                om = <CMove*>malloc(k * sizeof(CMove))
+                oup = <uint8_t*>malloc(k * 16)
+                odrawn = <int*>malloc(k * sizeof(int))
+                if not (obs and ohid and oq and om and oup and odrawn):
+                    raise MemoryError("decide: no memory for the observations")
+                for ov, oh, q, mv, up, dr in observations:
+                    if ov.s.n != view.s.n or pack_nwords(&ov.s) != pack_nwords(&view.s):
+                        raise ValueError("decide: an observation of another game")
+                    _hidden_array(ov, oh, &ohid[nobs * view.s.n])
+                    copy_state(&obs[nobs], &ov.s)
+                    oq[nobs] = q
+                    om[nobs].kind = _KIND_CODE[mv.kind]
+                    om[nobs].rank = mv.rank
+                    om[nobs].count = mv.count
+                    if len(up) != 16:
+                        raise ValueError("decide: an observation's played cards are 16 counts")
+                    for r in range(16):
+                        oup[nobs * 16 + r] = up[r]
+                    odrawn[nobs] = dr
+                    nobs += 1
             if history:
                 hist = <PState*>malloc(len(history) * sizeof(PState))
                 hhid = <int*>malloc(len(history) * view.s.n * sizeof(int))
@@ -232,18 +354,100 @@ cdef class Decider:
                     copy_state(&hist[nh], &hv.s)
                     nh += 1
             self._deals(view, hid, seed, deadline, progress, ndeals, share, det,
-                        hist, hhid, nh, deals, depths, exacts, totals)
+                        hist, hhid, nh, deals, depths, exacts, totals,
+                        obs, ohid, oq, om, oup, odrawn, nobs, infer_out)
         finally:
             free(hist)
             free(hhid)
-        return {"deals": deals, "depth": depths, "exact": exacts, "nodes": totals[0],
-                "playout_steps": totals[1], "sampled": totals[2], "evals": totals[3]}
+            free(obs)
+            free(ohid)
+            free(oq)
+            free(om)
+            free(oup)
+            free(odrawn)
+        out = {"deals": deals, "depth": depths, "exact": exacts, "nodes": totals[0],
+               "playout_steps": totals[1], "sampled": totals[2], "evals": totals[3]}
+        out.update(infer_out)
+        return out
 
     cdef _deals(self, CState view, int* hid, uint64_t seed, double deadline, progress,
                 int ndeals, uint64_t share, CState det, const PState* hist, const int* hhid,
-                int nh, list deals, list depths, list exacts, uint64_t* totals):
-        """The loop of decide over the deals; totals: nodes, playout steps, sampled chance
-        nodes, leaves."""
+                int nh, list deals, list depths, list exacts, uint64_t* totals,
+                const PState* obs, const int* ohid, const int* oq, const CMove* om,
+                const uint8_t* oup, const int* odrawn, int nobs, dict infer_out):
+        """The loop of decide over the deals, after choosing them by inference when
+        observations are given; totals: nodes, playout steps, sampled chance nodes,
+        leaves."""
+        # With every chance outcome kept and no playouts a deal's search is a function of
+        # the deal: a deal met before (few unknown cards) reuses its answer.
+        cdef bint same_search = self.chance_width == 0 and self.rollouts == 0 \
+            and not self.ordered
+        cdef PState* cand = NULL
+        cdef int* chosen = NULL
+        cdef int ncand = 0
+        met = {}
+        try:
+            if nobs:
+                ncand = ndeals * self.infer
+                cand = <PState*>malloc(ncand * sizeof(PState))
+                chosen = <int*>malloc(ndeals * sizeof(int))
+                if cand == NULL or chosen == NULL:
+                    raise MemoryError("decide: no memory for the candidate deals")
+                self._infer(view, hid, seed, cand, ncand, chosen, ndeals, obs, ohid, oq, om,
+                            oup, odrawn, nobs, infer_out)
+            self._deal_loop(view, hid, seed, deadline, progress, ndeals, share, det, hist,
+                            hhid, nh, deals, depths, exacts, totals, cand, chosen,
+                            same_search, met)
+        finally:
+            free(cand)
+            free(chosen)
+
+    cdef void _infer(self, CState view, const int* hid, uint64_t seed, PState* cand,
+                     int ncand, int* chosen, int ndeals, const PState* obs, const int* ohid,
+                     const int* oq, const CMove* om, const uint8_t* oup, const int* odrawn,
+                     int nobs, dict infer_out) except *:
+        """Deal the candidates, weigh them, and choose the deals by systematic resampling
+        (the file's comment)."""
+        cdef int c, i
+        cdef uint64_t st
+        cdef double mx = -1e300, tot = 0.0, tot2 = 0.0, u, acc
+        cdef double* lw = <double*>malloc(ncand * sizeof(double))
+        if lw == NULL:
+            raise MemoryError("decide: no memory for the weights")
+        try:
+            for c in range(ncand):
+                copy_state(&cand[c], &view.s)
+                st = seed_mix(seed ^ INFER_SALT, <uint64_t>c)
+                determinize_view(&cand[c], hid, &st)
+                lw[c] = self.infer_temp * infer_logw(&cand[c], &view.s, hid, obs, ohid, oq,
+                                                     om, oup, odrawn, nobs, &st)
+                if lw[c] > mx:
+                    mx = lw[c]
+            for c in range(ncand):
+                lw[c] = exp(lw[c] - mx)
+                tot += lw[c]
+                tot2 += lw[c] * lw[c]
+            st = seed_mix(seed, <uint64_t>0x2545f4914f6cdd1dULL)
+            u = (rng_next(&st) >> 11) * (1.0 / 9007199254740992.0) / ndeals
+            acc = 0.0
+            c = 0
+            for i in range(ndeals):
+                while c < ncand - 1 and acc + lw[c] / tot <= u + i / <double>ndeals:
+                    acc += lw[c] / tot
+                    c += 1
+                chosen[i] = c
+            infer_out["weights"] = [lw[c] / tot for c in range(ncand)]
+            infer_out["chosen"] = [chosen[i] for i in range(ndeals)]
+            infer_out["ess"] = tot * tot / tot2
+            infer_out["observations"] = nobs
+        finally:
+            free(lw)
+
+    cdef _deal_loop(self, CState view, int* hid, uint64_t seed, double deadline, progress,
+                    int ndeals, uint64_t share, CState det, const PState* hist,
+                    const int* hhid, int nh, list deals, list depths, list exacts,
+                    uint64_t* totals, const PState* cand, const int* chosen,
+                    bint same_search, dict met):
         cdef int i, depth
         cdef bint exact
         cdef DeepSearch sr = self.search
@@ -252,11 +456,6 @@ cdef class Decider:
         cdef uint64_t words[MAX_WORDS]
         cdef uint64_t h
         cdef int nw = pack_nwords(&view.s)
-        # With every chance outcome kept and no playouts a deal's search is a function of
-        # the deal: a deal met before (few unknown cards) reuses its answer.
-        cdef bint same_search = self.chance_width == 0 and self.rollouts == 0 \
-            and not self.ordered
-        met = {}
         for i in range(ndeals):
             if i and progress is not None and i % 64 == 0:
                 progress(i)
@@ -264,9 +463,14 @@ cdef class Decider:
                 break
             if i and self.stop_at_budget and total_nodes + total_steps >= self.nodes:
                 break
-            copy_state(&det.s, &view.s)
             st = seed_mix(seed, <uint64_t>i)
-            determinize_view(&det.s, hid, &st)
+            if cand != NULL:
+                # an inferred deal: the chosen candidate's hands; the draw pile's order (when
+                # ordered) from this deal's own generator, so copies of one candidate differ
+                copy_state(&det.s, &cand[chosen[i]])
+            else:
+                copy_state(&det.s, &view.s)
+                determinize_view(&det.s, hid, &st)
             if same_search:
                 pack_state(&det.s, words)
                 h = hash_words(words, nw)

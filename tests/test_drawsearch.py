@@ -464,3 +464,70 @@ def test_the_analysis_scores_a_move_back_to_the_given_history_as_a_draw():
             assert {m["move"]: m["loss_probability"] for m in a["moves"]}[str(up)] == [.5, .5]
         checked += 1
     assert checked >= 20 and changed >= 10, (checked, changed)
+
+
+def _limited_expectimax(s: State, depth: int, path: tuple, leaf) -> list[float]:
+    """Depth-limited expectimax by definition with ``leaf`` at the horizon: ``depth``
+    decision plies, every chance outcome (each card of a refill its own chance event) with
+    its probability, a repetition on the line a draw, each mover minimising their own loss
+    (ties keep the first move)."""
+    if s.is_terminal():
+        return [float(x) for x in s.result()]
+    if s.is_chance():
+        total = [0.0] * s.n
+        pool = sum(s.pool)
+        for r, _ in s.chance_outcomes():
+            c = s.clone()
+            c.apply(r)
+            v = _limited_expectimax(c, depth, path, leaf)
+            total = [a + s.pool[r] / pool * b for a, b in zip(total, v)]
+        return total
+    k = s.key()
+    if k in path:
+        act = s.active()
+        return [1.0 / len(act) if not s.out[p] else 0.0 for p in range(s.n)]
+    if depth <= 0:
+        return leaf(s)
+    best = None
+    for m in s.legal_moves():
+        c = s.clone()
+        c.apply(m)
+        v = _limited_expectimax(c, depth - 1, path + (k,), leaf)
+        if best is None or v[s.to_move] < best[s.to_move]:
+            best = v
+    return best
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_search_with_learned_leaves_equals_exhaustive_expectimax(n):
+    """The draw phase's search with the learned network at its horizon (the engine's) is
+    an expectimax over refills with those leaf values: on tiny positions with a 2-3 card
+    draw pile, each root move's value at depth 1-3 equals the definition's."""
+    from palace_solver.solve.engine import use_eval_weights
+    use_eval_weights("")
+
+    def leaf(s):
+        return E.learned_eval_position(E.CState.from_state(s))
+
+    checked = 0
+    for seed in range(400):
+        state = tiny_draw_state(seed, n, must_play=False)
+        if state.is_terminal() or state.is_chance() or len(state.legal_moves()) < 2:
+            continue
+        for depth in (1, 2, 3):
+            cfg = SearchConfig(determinizations=1, nodes=10 ** 9, chance_width=0, rollouts=0,
+                               max_depth=depth, eval="learned")
+            raw = decide(E.CState.from_state(state), [0] * n, cfg, seed)
+            (deal,) = raw["deals"]
+            if raw["depth"] != [depth]:
+                assert raw["exact"] == [True]   # every line ended before the horizon
+            d = raw["depth"][0]
+            for m, v in deal:
+                c = state.clone()
+                c.apply(m)
+                want = _limited_expectimax(c, d - 1, (state.key(),), leaf)
+                assert all(abs(a - b) <= 1e-9 for a, b in zip(v, want)), (seed, d, str(m))
+            checked += 1
+        if checked >= 24:
+            break
+    assert checked >= 24

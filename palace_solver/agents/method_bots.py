@@ -38,6 +38,7 @@ import random
 import time
 
 from ..game.cards import NRANK, RANKS
+from ..game.moves import Move
 from ..game.position import Position
 from ..game.state import PLAY_PHASE, State
 from ..sample.drawsearch import ENGINE, SearchConfig, decide, move_means, state_view
@@ -45,7 +46,8 @@ from ..sample.ismcts import analyze_ismcts
 from ..sample.policies import GreedyBot
 from ..solve.engine import compiled
 
-__all__ = ["DetBot", "HandTracker", "IsmctsBot", "METHOD_BOTS", "SearchBot", "view_position"]
+__all__ = ["DetBot", "HandTracker", "IsmctsBot", "METHOD_BOTS", "OBSERVED", "SearchBot",
+           "observations", "view_position"]
 
 #: Loss differences below this count as ties (broken by the greedy bot's choice).
 TIE = 1e-9
@@ -64,12 +66,17 @@ class HandTracker:
     ``history`` keeps every decision position of the play phase met after an event, with
     the known counts at that moment, ``(state, known)``: a game ends in a draw at its first
     repeated position, and a searching seat needs to know which positions were played
-    (:meth:`SearchBot.history_views` turns them into that seat's views).
+    (:meth:`SearchBot.history_views` turns them into that seat's views). ``moves[i]`` is
+    the move made from ``history[i]`` (None until it is made) and ``drawn[i]`` the cards its
+    mover drew right after it (the refill): what the inference of the others' hands reads
+    (:func:`observations`).
     """
 
     def __init__(self, n: int):
         self.known = [[0] * NRANK for _ in range(n)]
         self.history: list = []
+        self.moves: list = []
+        self.drawn: list = []
         self._hands = None
         self._private = False
 
@@ -90,9 +97,18 @@ class HandTracker:
         self._hands = None
         if state.phase == PLAY_PHASE and not state.is_chance() and not state.is_terminal():
             self.history.append((state.clone(), [k[:] for k in self.known]))
+            self.moves.append(None)
+            self.drawn.append(0)
 
     def apply(self, state: State, event) -> None:
         """``state.apply(event)`` with the bookkeeping around it."""
+        if self.history and self.moves[-1] is None and not state.is_chance() \
+                and state.phase == PLAY_PHASE and isinstance(event, Move):
+            self.moves[-1] = event
+        elif self.history and state.is_chance() and state.pending is not None \
+                and state.pending[0] == "draw" \
+                and state.pending[1] == self.history[-1][0].to_move:
+            self.drawn[-1] += 1
         self.before(state)
         state.apply(event)
         self.after(state)
@@ -101,6 +117,8 @@ class HandTracker:
         t = HandTracker(len(self.known))
         t.known = [k[:] for k in self.known]
         t.history = self.history[:]
+        t.moves = self.moves[:]
+        t.drawn = self.drawn[:]
         return t
 
 
@@ -126,6 +144,45 @@ def history_positions(state: State, me: int, tracker: HandTracker | None) -> lis
     tag = state.stretch()
     return [_known_view(past, me, known) for past, known in tracker.history
             if past.stretch() == tag]
+
+
+#: Each other player's most recent decisions read by the inference of their hands.
+OBSERVED = 8
+
+
+def observations(state: State, me: int, tracker: HandTracker | None, per_player: int = OBSERVED,
+                 views: dict | None = None) -> list:
+    """The others' recent decisions as seat ``me`` saw them, for the inference of their
+    hands (``ext/decide.pxi``): for each other player still holding unknown cards, their
+    last ``per_player`` decisions of the tracker's history, oldest first, each ``(view,
+    hidden, player, move, up, drawn)``: ``me``'s compiled view before it and its hidden
+    counts, the move, the unknown cards it played (by rank, 16 counts: a play from the
+    hand beyond the copies known to be there) and the cards the player drew after it.
+    ``views`` caches the compiled views by history entry."""
+    if tracker is None or not tracker.history:
+        return []
+    known_now = tracker.known
+    out = []
+    for i in range(len(tracker.history) - 1, -1, -1):
+        past, known = tracker.history[i]
+        q, mv = past.to_move, tracker.moves[i]
+        if q == me or mv is None or state.out[q]:
+            continue
+        if sum(state.hands[q]) - sum(min(k, h) for k, h in zip(known_now[q], state.hands[q])) == 0:
+            continue
+        if sum(1 for o in out if o[2] == q) >= per_player:
+            continue
+        hit = views.get((id(past), me)) if views is not None else None
+        if hit is None or hit[0] is not past:
+            hit = (past, *state_view(past, me, known))
+            if views is not None:
+                views[(id(past), me)] = hit
+        up = [0] * 16
+        if mv.kind == "play" and sum(past.hands[q]):
+            up[mv.rank] = max(0, mv.count - known[q][mv.rank])
+        out.append((hit[1], hit[2], q, mv, up, tracker.drawn[i]))
+    out.reverse()
+    return out
 
 
 def _greedy_pick(state: State, moves_vals, mover: int, rng):
@@ -283,9 +340,11 @@ class SearchBot(_Base):
         view, hidden = state_view(state, me, known)
         cfg = self.endgame if self.endgame is not None and state.draw_pile == 0 \
             else self.config
+        obs = observations(state, me, self.tracker, views=self._views) \
+            if cfg.infer and self.use_history else None
         raw = decide(view, hidden, cfg,
                      (self.seed * 1_000_003 + self.stats["decisions"]), self.seconds,
-                     history=self.history_views(state, me))
+                     history=self.history_views(state, me), observations=obs)
         vals = [(m, mean) for m, mean, _ in move_means(raw, state.n)]
         self.stats["searched"] += 1
         self.stats["samples"] += len(raw["deals"])

@@ -35,7 +35,7 @@ from ..game.state import PLAY_PHASE, State
 from ..jobs.batch import run_batch, task_seed
 from ..jobs.match import CAP, make_start, play_game
 
-__all__ = ["game_tasks", "play_selfplay_game", "replay", "run_games"]
+__all__ = ["game_tasks", "play_selfplay_game", "read_games", "replay", "run_games", "to_dataset"]
 
 
 def _game_config(seed: int, g: int, players: dict, standard: float):
@@ -110,3 +110,57 @@ def run_games(tasks, jobs: int = 1, ray=None, output=None, progress=True) -> lis
     """Play the tasks on the batch layer (resumable when ``output`` is given)."""
     return run_batch(play_selfplay_game, tasks, jobs=jobs, ray=ray, output=output,
                      progress=progress, label="engine games")
+
+
+def to_dataset(games, keep: float = 1.0, seed: int = 0) -> dict:
+    """The training arrays of :func:`palace_solver.learn.selfplay.load_dataset` (``nact``,
+    ``pb``, ``pub``, ``y``, ``game``, ``ply``, ``start``) from recorded games: every play
+    decision (each kept with probability ``keep``), its compiled feature blocks of the
+    true position and each player's final loss share. ``games``: ``(number, record)``
+    pairs, the number going into ``game`` (held-out games are chosen by it)."""
+    import numpy as np
+
+    from .. import _engine
+    from .features import PB, PUB
+    out = {k: [] for k in ("nact", "pb", "pub", "y", "game", "ply")}
+    for g, game in games:
+        rng = random.Random(f"engine-games-keep-{seed}-{g}")
+        loss = game["loss"]
+        for state, _, _, k in replay(game):
+            if keep < 1.0 and rng.random() >= keep:
+                continue
+            order, pb, pub = _engine.eval_blocks(_engine.CState.from_state(state))
+            out["nact"].append(len(order))
+            out["pb"].append(pb)
+            out["pub"].append(pub)
+            out["y"].extend(loss[q] for q in order)
+            out["game"].append(g)
+            out["ply"].append(k)
+    data = {
+        "nact": np.array(out["nact"], dtype=np.uint8),
+        "pb": np.frombuffer(b"".join(out["pb"]), dtype=np.uint8).reshape(-1, PB),
+        "pub": np.frombuffer(b"".join(out["pub"]), dtype=np.uint8).reshape(-1, PUB),
+        "y": np.array(out["y"], dtype=np.float32),
+        "game": np.array(out["game"], dtype=np.int32),
+        "ply": np.array(out["ply"], dtype=np.int16),
+    }
+    data["start"] = np.concatenate([[0], np.cumsum(data["nact"].astype(np.int64))[:-1]])
+    return data
+
+
+def read_games(path) -> list:
+    """``(number, record)`` of every finished game in a batch output file of
+    :func:`run_games` (a run still going or stopped early gives the games done so far)."""
+    import json
+    out = []
+    with open(path) as f:
+        f.readline()
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue  # a line cut by a kill
+            if "result" in rec:
+                out.append((rec["id"], rec["result"]))
+    out.sort(key=lambda x: x[0])
+    return out

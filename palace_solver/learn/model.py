@@ -22,7 +22,8 @@ import numpy as np
 
 from .features import IN
 
-__all__ = ["Adam", "Net", "cardcount_probs", "load_weights", "save_weights"]
+__all__ = ["Adam", "Net", "cardcount_probs", "fold", "load_weights", "probs", "save_weights",
+           "unfold"]
 
 
 class Net:
@@ -99,6 +100,16 @@ def fold(params: dict, mean: np.ndarray, sd: np.ndarray) -> dict:
     b1 = params["b1"] - (mean / safe) @ np.where((sd == 0)[:, None], 0.0, params["w1"])
     out = dict(params)
     out["w1"], out["b1"] = w1.astype(np.float32), b1.astype(np.float32)
+    return out
+
+
+def unfold(weights: dict, mean: np.ndarray, sd: np.ndarray) -> dict:
+    """Weights on scaled inputs from folded weights on raw inputs (the inverse of
+    :func:`fold` where ``sd`` > 0): to go on training a shipped network on new data."""
+    w1 = weights["w1"].astype(np.float64)
+    out = {k: np.array(v, dtype=np.float32) for k, v in weights.items()}
+    out["w1"] = (w1 * sd[:, None]).astype(np.float32)
+    out["b1"] = (weights["b1"] + mean @ w1).astype(np.float32)
     return out
 
 

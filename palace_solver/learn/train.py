@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from .features import IN, rows
-from .model import Adam, Net, cardcount_probs, fold, probs, softmax
+from .model import Adam, Net, cardcount_probs, fold, probs, softmax, unfold
 from .selfplay import load_dataset
 
 __all__ = ["errors", "group", "read_dataset", "train"]
@@ -96,9 +96,16 @@ def errors(weights: dict | None, groups: dict, kind: str = "learned") -> dict:
 
 
 def train(datasets, *, h1: int = 64, h2: int = 32, epochs: int = 4, batch: int = 512,
-          lr: float = 2e-3, decay: float = 1e-4, seed: int = 0, progress=None) -> dict:
+          lr: float = 2e-3, decay: float = 1e-4, seed: int = 0, progress=None,
+          init: dict | None = None, best_of_epochs: bool = False) -> dict:
     """Fit the network on ``datasets`` (arrays of :func:`read_dataset`); returns
-    ``{"weights", "meta"}`` with the held-out errors in ``meta``."""
+    ``{"weights", "meta"}`` with the held-out errors in ``meta``.
+
+    ``init``: folded weights to start from (a shipped network: the next generation goes
+    on from the last one, which saw far more games than one generation of the engine's
+    own plays); their hidden sizes replace ``h1``, ``h2``. ``best_of_epochs``: keep the
+    weights of the epoch with the lowest held-out log loss (the held-out games are never
+    trained on, but then they choose the epoch: report errors on other games)."""
     rng = np.random.default_rng(seed)
     train_g, held_g = {}, {}
     for d in datasets:
@@ -110,8 +117,13 @@ def train(datasets, *, h1: int = 64, h2: int = 32, epochs: int = 4, batch: int =
     held_g = {a: tuple(np.concatenate(c) for c in zip(*v)) for a, v in held_g.items()}
     mean, sd = _scaling(train_g, rng)
     inv = np.where(sd == 0, 0.0, 1.0 / np.where(sd == 0, 1.0, sd)).astype(np.float32)
+    if init is not None:
+        h1, h2 = len(init["b1"]), len(init["b2"])
     net = Net(h1, h2, rng)
+    if init is not None:
+        net.p = unfold(init, mean, sd)
     opt = Adam(net.p, lr=lr, decay=decay)
+    best = (None, float("inf"), 0)
     n_train = sum(len(g[0]) for g in train_g.values())
     steps_per_epoch = sum((len(g[0]) + batch - 1) // batch for g in train_g.values())
     total_steps = epochs * steps_per_epoch
@@ -139,12 +151,21 @@ def train(datasets, *, h1: int = 64, h2: int = 32, epochs: int = 4, batch: int =
             frac = step / max(1, total_steps - 1)
             opt.step(net.p, grads, lr * (0.1 + 0.9 * 0.5 * (1 + np.cos(np.pi * frac))))
             step += 1
+        held_ll = None
+        if best_of_epochs or progress is not None:
+            held_ll = errors(fold(net.p, mean, sd), held_g)["logloss"] if held_g else None
+        if best_of_epochs and held_ll is not None and held_ll < best[1]:
+            best = ({k: v.copy() for k, v in net.p.items()}, held_ll, ep + 1)
         if progress is not None:
             progress(f"epoch {ep + 1}/{epochs}: train log loss {run_loss / n_train:.4f}, "
+                     f"held-out {held_ll if held_ll is None else round(held_ll, 4)}, "
                      f"{time.perf_counter() - t0:.0f} s")
+    if best_of_epochs and best[0] is not None:
+        net.p = best[0]
     weights = fold(net.p, mean, sd)
     meta = {"h1": h1, "h2": h2, "epochs": epochs, "batch": batch, "lr": lr, "decay": decay,
-            "seed": seed, "train_positions": int(n_train),
+            "seed": seed, "train_positions": int(n_train), "init": init is not None,
+            "best_epoch": best[2] if best_of_epochs else None,
             "held_positions": int(sum(len(g[0]) for g in held_g.values())),
             "data": [d.get("fingerprint") for d in datasets],
             "seconds": round(time.perf_counter() - t0, 1)}

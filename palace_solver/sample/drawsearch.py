@@ -75,6 +75,10 @@ class SearchConfig:
     #: the network of the learned evaluation (``solve.engine.weights_path``): "" the
     #: shipped default, else a generation's name ("gen0", ...) or a file
     weights: str = ""
+    #: inference of the others' hands: candidate deals per deal searched (0: off, the
+    #: deals are uniform); ``infer_temp`` tempers the policy model's log-likelihoods
+    infer: int = 0
+    infer_temp: float = 1.0
 
     def with_(self, **kw) -> "SearchConfig":
         return replace(self, **{k: v for k, v in kw.items() if v is not None})
@@ -125,7 +129,8 @@ def _decider(cfg: SearchConfig):
             _deciders.clear()
         d = _deciders[cfg] = compiled().Decider(
             cfg.determinizations, cfg.nodes, cfg.chance_width, cfg.rollouts, cfg.max_depth,
-            cfg.hash_mb, cfg.ordered, cfg.exact_nodes, cfg.stop_at_budget)
+            cfg.hash_mb, cfg.ordered, cfg.exact_nodes, cfg.stop_at_budget, cfg.infer,
+            cfg.infer_temp)
     return d
 
 
@@ -172,18 +177,21 @@ def history_of(pos: Position, history) -> list:
 
 
 def decide(view, hidden, cfg: SearchConfig = ENGINE, seed: int = 0,
-           seconds: float | None = None, progress=None, history=None) -> dict:
+           seconds: float | None = None, progress=None, history=None,
+           observations=None) -> dict:
     """The compiled search of one decision (``Decider.decide``): per-deal move values.
     ``progress(deals done)`` is called every 64 deals. ``history``: the game's earlier
     positions as ``(view, hidden)`` pairs (:func:`state_view` of each); the search scores
-    reaching one as a draw, as the game does."""
+    reaching one as a draw, as the game does. ``observations``: the others' earlier
+    decisions (:func:`palace_solver.agents.method_bots.observations`), used with
+    ``cfg.infer`` to deal their hands in proportion to how well they explain the play."""
     eng = compiled()
-    if cfg.eval != "cardcount":
+    if cfg.eval != "cardcount" or (cfg.infer and observations):
         use_eval_weights(cfg.weights)
     old = eng.set_eval_mode(cfg.eval)
     try:
         return _decider(cfg).decide(view, hidden, seed & (2 ** 64 - 1), seconds or 0.0,
-                                    progress, history)
+                                    progress, history, observations)
     finally:
         eng.set_eval_mode(old)
 

@@ -96,7 +96,8 @@ def weights_path(name: str = "") -> str:
 def use_eval_weights(name: str = "") -> None:
     """Load a shipped network (:func:`weights_path`) into the compiled evaluation unless it
     is the one loaded: agents with different generations share one process, and each
-    switches to its own before it searches (a copy of about 60 KB)."""
+    switches to its own before it searches (a copy of about 60 KB). A generation's file
+    may also hold its policy model of the other seats (``policy``: ext/policy.pxi)."""
     eng = _module()
     path = weights_path(name)
     if eng.eval_weights_loaded() != path:
@@ -104,3 +105,5 @@ def use_eval_weights(name: str = "") -> None:
         with np.load(path) as f:
             eng.load_eval_weights(*(np.ascontiguousarray(f[k], dtype=np.float32)
                                     for k in ("w1", "b1", "w2", "b2", "w3")), source=path)
+            if "policy" in f.files:
+                eng.load_policy_weights(f["policy"].tolist())
