@@ -1,48 +1,73 @@
 """Generations of the learned values: each learns from the games of the one before.
 
-    python benchmarks/generations.py games GEN --games N [--jobs J] [--out FILE]
-    python benchmarks/generations.py train GEN [--data FILE ...] [--out FILE]
+    python benchmarks/generations.py games RUN [--jobs J] [--games N]   # resumable
+    python benchmarks/generations.py train GEN                          # the next network
 
-``games GEN`` plays the self-play games of generation GEN's engine (the agent of
-:data:`AGENT`) on the batch layer, resumable: game ``g`` of generation GEN is the same game
-whoever plays it, whenever (:mod:`palace_solver.learn.engine_games`, seed GEN). ``train
-GEN+1`` fits the next generation's network on them (:mod:`palace_solver.learn.train`).
-The recipe of every shipped generation is in :data:`RECIPES`; rebuilding one from its
-games gives its weights bit for bit on one machine (tests/test_generations.py).
+A run is a named set of self-play games (:data:`RUNS`): the agent that plays every seat,
+the seed and the number of games. Game ``g`` of a run is the same game whoever plays it,
+whenever (:mod:`palace_solver.learn.engine_games`), and a run's file resumes where it
+stopped. ``train GEN`` fits generation GEN's network and policy model on the runs its
+recipe names (:data:`RECIPES`) and writes ``palace_solver/data/eval_weights-genGEN.npz``;
+the same games, recipe and seed give the same weights bit for bit on one machine
+(numpy pinned to one thread).
+
+Runs:
+
+- ``gen0-train``: the games generation 1 learns from, played by ``engine1`` (the engine
+  before it learned from its own games) at a quarter of its node budget, so that the two
+  cores here play four times as many games in the same hours.
+- ``gen0-calib``: ``engine1`` at its full budget against itself: the held-out games on
+  which the figures of ``palace analyze`` before this work are calibrated (never trained
+  on).
 """
 from __future__ import annotations
 
-import argparse
-import sys
-from pathlib import Path
+import os
 
-from palace_solver.learn.engine_games import game_tasks, run_games
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
 
-DATA = Path("/work/data") if Path("/work/data").is_dir() else \
-    Path(__file__).resolve().parent / "results" / "generations"
+import argparse  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
 
-#: generation -> the agent whose games it plays
-AGENT = {0: "engine1"}
+from palace_solver.learn.engine_games import game_tasks, run_games  # noqa: E402
+
+#: Where the runs' game files live (large, not committed: rebuilt from their recipes).
+DATA = Path(os.environ.get("PALACE_GAMES", Path(__file__).resolve().parent / "results"
+                           / "games"))
+
+#: run -> agent, seed, games asked
+RUNS = {
+    "gen0-train": ("engine1:nodes=200000:end_nodes=37500", 100, 4000),
+    "gen0-calib": ("engine1", 0, 4000),
+}
 
 
-def games_file(gen: int) -> Path:
-    return DATA / f"gen{gen}-games.jsonl"
+def games_file(run: str) -> Path:
+    legacy = {"gen0-calib": "gen0-games.jsonl"}   # the first run's file name
+    path = DATA / f"{run}.jsonl"
+    if not path.exists() and run in legacy and (DATA / legacy[run]).exists():
+        return DATA / legacy[run]
+    return path
+
+
+def run_tasks(run: str, games: int | None = None):
+    agent, seed, asked = RUNS[run]
+    return game_tasks(games or asked, seed=seed, agent=agent)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    g = sub.add_parser("games", help="play a generation's self-play games (resumable)")
-    g.add_argument("gen", type=int)
-    g.add_argument("--games", type=int, required=True)
+    g = sub.add_parser("games", help="play a run's self-play games (resumable)")
+    g.add_argument("run", choices=sorted(RUNS))
     g.add_argument("--jobs", type=int, default=1)
-    g.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     if args.cmd == "games":
-        out = args.out or games_file(args.gen)
+        out = games_file(args.run)
         out.parent.mkdir(parents=True, exist_ok=True)
-        tasks = game_tasks(args.games, seed=args.gen, agent=AGENT[args.gen])
-        res = run_games(tasks, jobs=args.jobs, output=out)
+        res = run_games(run_tasks(args.run), jobs=args.jobs, output=out)
         print(f"{len(res)} games in {out}", file=sys.stderr)
     return 0
 
