@@ -48,6 +48,8 @@
 # weight is 1 and the deals are the uniform ones of before, dealt the same way.
 
 
+from libc.stdlib cimport malloc, realloc, free
+
 cdef uint64_t INFER_SALT = <uint64_t>0x1f83d9abfb41bd6bULL   # candidates' generators
 
 
@@ -133,6 +135,103 @@ cdef void deal_history(DeepSearch sr, const PState* det, const PState* view,
                 c.pl[q].hand_n += d
         if ok and sr._add_history(&c) < 0:
             return
+
+
+# The values of a decision, deal by deal, kept in C until the end: `moves` is the union of
+# the root moves met (in the order first met), and deal i's values are entries
+# start[i] .. start[i+1]-1, each a move's index in `moves` and its n loss values. decide
+# turns them into one array (deals x moves x players, NaN where a deal lacks a move).
+ctypedef struct DealValues:
+    int n                     # players
+    int nu                    # moves in `moves`
+    CMove moves[MAX_MOVES]
+    int nd                    # deals stored
+    int ne                    # entries stored
+    int cap                   # entries allocated
+    int* start                # per deal its first entry (nd + 1 values)
+    int* idx                  # per entry the move's index in `moves`
+    double* vals              # per entry n values
+
+
+cdef int dv_init(DealValues* dv, int n, int ndeals) noexcept nogil:
+    dv.n = n
+    dv.nu = dv.nd = dv.ne = 0
+    dv.cap = 16 * ndeals if ndeals > 0 else 16
+    dv.start = <int*>malloc((ndeals + 1) * sizeof(int))
+    dv.idx = <int*>malloc(dv.cap * sizeof(int))
+    dv.vals = <double*>malloc(dv.cap * n * sizeof(double))
+    if dv.start == NULL or dv.idx == NULL or dv.vals == NULL:
+        return -1
+    dv.start[0] = 0
+    return 0
+
+
+cdef void dv_free(DealValues* dv) noexcept nogil:
+    free(dv.start)
+    free(dv.idx)
+    free(dv.vals)
+    dv.start = dv.idx = NULL
+    dv.vals = NULL
+
+
+cdef int dv_add(DealValues* dv, const CMove* moves, const double* vals, int nm) noexcept nogil:
+    """Store one deal's root moves and values (0, or -1 out of memory)."""
+    cdef int j, u, i
+    cdef int* ni
+    cdef double* nv
+    if dv.ne + nm > dv.cap:
+        ni = <int*>realloc(dv.idx, 2 * (dv.ne + nm) * sizeof(int))
+        if ni == NULL:
+            return -1
+        dv.idx = ni
+        nv = <double*>realloc(dv.vals, 2 * (dv.ne + nm) * dv.n * sizeof(double))
+        if nv == NULL:
+            return -1
+        dv.vals = nv
+        dv.cap = 2 * (dv.ne + nm)
+    for j in range(nm):
+        for u in range(dv.nu):
+            if dv.moves[u].kind == moves[j].kind and dv.moves[u].rank == moves[j].rank \
+                    and dv.moves[u].count == moves[j].count:
+                break
+        else:
+            u = dv.nu
+            dv.moves[u] = moves[j]
+            dv.nu += 1
+        dv.idx[dv.ne] = u
+        for i in range(dv.n):
+            dv.vals[dv.ne * dv.n + i] = vals[j * dv.n + i]
+        dv.ne += 1
+    dv.nd += 1
+    dv.start[dv.nd] = dv.ne
+    return 0
+
+
+cdef int dv_copy_deal(DealValues* dv, int k) noexcept nogil:
+    """Store deal k's values again as the next deal (a deal met twice)."""
+    cdef CMove moves[MAX_MOVES]
+    cdef double vals[MAX_MOVES * MAXP]
+    cdef int j, e, i, nm = dv.start[k + 1] - dv.start[k]
+    for j in range(nm):
+        e = dv.start[k] + j
+        moves[j] = dv.moves[dv.idx[e]]
+        for i in range(dv.n):
+            vals[j * dv.n + i] = dv.vals[e * dv.n + i]
+    return dv_add(dv, moves, vals, nm)
+
+
+cdef object dv_array(const DealValues* dv):
+    """(moves, values): the Moves and the deals x moves x players array (NaN: the deal had
+    no such move, which happens only when the mover's own hand is dealt)."""
+    import numpy as np
+    arr = np.full((dv.nd, dv.nu, dv.n), np.nan)
+    cdef double[:, :, ::1] a = arr
+    cdef int d, e, i
+    for d in range(dv.nd):
+        for e in range(dv.start[d], dv.start[d + 1]):
+            for i in range(dv.n):
+                a[d, dv.idx[e], i] = dv.vals[e * dv.n + i]
+    return [_move_obj(dv.moves[i]) for i in range(dv.nu)], arr
 
 
 cdef double infer_logw(const PState* det, const PState* view, const int* hid,
@@ -223,31 +322,37 @@ cdef class Decider:
         self.infer_temp = infer_temp
         self.search = None
 
-    cdef object _deepen(self, DeepSearch sr, uint64_t share, int max_depth,
-                        double deadline, int* depth_out, bint* exact_out):
+    cdef int _deepen(self, DeepSearch sr, uint64_t share, int max_depth, double deadline,
+                     int* depth_out, bint* exact_out, CMove* moves,
+                     double* vals) noexcept nogil:
         """Iterative deepening of sr within `share` nodes (the file's comment): the last
-        finished iteration's [(Move, vector)], or None when even the first could not
-        finish (only with a deadline)."""
-        cdef int d
+        finished iteration's root moves into `moves` and their loss vectors into `vals`;
+        returns how many, or -1 when even the first could not finish (only with a
+        deadline)."""
+        cdef int d, nm, last = -1
         cdef uint64_t used, prev = 0, start, base = sr.nodes + sr.playout_steps
         cdef double growth, left
-        last = None
-        exact = False
+        cdef CMove cur_moves[MAX_MOVES]
+        cdef double cur_vals[MAX_MOVES * MAXP]
+        cdef bint exact = False
         depth_out[0] = 0
         for d in range(1, max_depth + 1):
             start = sr.nodes + sr.playout_steps
-            if last is None:
+            if last < 0:
                 sr.node_limit = 0
-                res = sr.iterate(d, 0.0)
+                nm = sr._iterate(d, 0.0, cur_moves, cur_vals)
             else:
                 sr.node_limit = base + share
                 left = deadline - now_seconds() if deadline > 0 else 0.0
                 if deadline > 0 and left <= 0:
                     break
-                res = sr.iterate(d, left)
-            if res is None:
+                nm = sr._iterate(d, left, cur_moves, cur_vals)
+            if nm < 0:
                 break
-            exact, last = res
+            exact = not sr.cut
+            last = nm
+            memcpy(moves, cur_moves, nm * sizeof(CMove))
+            memcpy(vals, cur_vals, nm * sr.n * sizeof(double))
             depth_out[0] = d
             if exact:
                 break
@@ -266,7 +371,9 @@ cdef class Decider:
                history=None, observations=None):
         """Every legal move's loss vector in each deal of ``view``.
 
-        Returns ``{"deals": [[(Move, [loss per player]), ...] per deal], "depth": [...],
+        Returns ``{"moves": [Move, ...], "values": array (deals x moves x players; NaN
+        where a deal has no such move, possible only when the mover's own hand is dealt),
+        "depth": [...],
         "exact": [...], "nodes": total, "playout_steps": total, "sampled": chance nodes
         sampled, "evals": leaves}``. ``seconds`` > 0 also stops at that time (then the
         answer depends on the machine): no new deal starts after it, and the deal being
@@ -297,6 +404,7 @@ cdef class Decider:
         cdef int* odrawn = NULL
         cdef int nobs = 0, r
         cdef CState ov
+        cdef DealValues dv
         cdef int nh = 0, ndeals = self.determinizations, q, total_hidden = 0
         cdef CState hv
         _hidden_array(view, hidden, hid)
@@ -312,11 +420,15 @@ cdef class Decider:
         share = self.nodes // ndeals
         if share < 1:
             share = 1
-        deals, depths, exacts = [], [], []
+        depths, exacts = [], []
         history = list(history or ())[-HISTMAX:]
+        dv.start = dv.idx = NULL
+        dv.vals = NULL
         observations = list(observations or ()) if self.infer > 0 and total_hidden else []
         infer_out = {}
         try:
+            if dv_init(&dv, view.s.n, ndeals) < 0:
+                raise MemoryError("decide: no memory for the values")
             if observations:
                 k = len(observations)
                 obs = <PState*>malloc(k * sizeof(PState))
@@ -354,9 +466,11 @@ cdef class Decider:
                     copy_state(&hist[nh], &hv.s)
                     nh += 1
             self._deals(view, hid, seed, deadline, progress, ndeals, share, det,
-                        hist, hhid, nh, deals, depths, exacts, totals,
+                        hist, hhid, nh, &dv, depths, exacts, totals,
                         obs, ohid, oq, om, oup, odrawn, nobs, infer_out)
+            moves, values = dv_array(&dv)
         finally:
+            dv_free(&dv)
             free(hist)
             free(hhid)
             free(obs)
@@ -365,14 +479,15 @@ cdef class Decider:
             free(om)
             free(oup)
             free(odrawn)
-        out = {"deals": deals, "depth": depths, "exact": exacts, "nodes": totals[0],
+        out = {"moves": moves, "values": values, "depth": depths, "exact": exacts,
+               "nodes": totals[0],
                "playout_steps": totals[1], "sampled": totals[2], "evals": totals[3]}
         out.update(infer_out)
         return out
 
     cdef _deals(self, CState view, int* hid, uint64_t seed, double deadline, progress,
                 int ndeals, uint64_t share, CState det, const PState* hist, const int* hhid,
-                int nh, list deals, list depths, list exacts, uint64_t* totals,
+                int nh, DealValues* dv, list depths, list exacts, uint64_t* totals,
                 const PState* obs, const int* ohid, const int* oq, const CMove* om,
                 const uint8_t* oup, const int* odrawn, int nobs, dict infer_out):
         """The loop of decide over the deals, after choosing them by inference when
@@ -396,7 +511,7 @@ cdef class Decider:
                 self._infer(view, hid, seed, cand, ncand, chosen, ndeals, obs, ohid, oq, om,
                             oup, odrawn, nobs, infer_out)
             self._deal_loop(view, hid, seed, deadline, progress, ndeals, share, det, hist,
-                            hhid, nh, deals, depths, exacts, totals, cand, chosen,
+                            hhid, nh, dv, depths, exacts, totals, cand, chosen,
                             same_search, met)
         finally:
             free(cand)
@@ -445,10 +560,12 @@ cdef class Decider:
 
     cdef _deal_loop(self, CState view, int* hid, uint64_t seed, double deadline, progress,
                     int ndeals, uint64_t share, CState det, const PState* hist,
-                    const int* hhid, int nh, list deals, list depths, list exacts,
+                    const int* hhid, int nh, DealValues* dv, list depths, list exacts,
                     uint64_t* totals, const PState* cand, const int* chosen,
                     bint same_search, dict met):
-        cdef int i, depth
+        cdef int i, depth, nm
+        cdef CMove moves[MAX_MOVES]
+        cdef double vals[MAX_MOVES * MAXP]
         cdef bint exact
         cdef DeepSearch sr = self.search
         cdef uint64_t st
@@ -476,12 +593,13 @@ cdef class Decider:
                 h = hash_words(words, nw)
                 j = met.get(h)
                 if j is not None:
-                    deals.append(deals[j])
+                    if dv_copy_deal(dv, j) < 0:
+                        raise MemoryError("decide: no memory for the values")
                     depths.append(depths[j])
                     exacts.append(exacts[j])
                     continue
                 met[h] = i
-            last = None
+            nm = -1
             exact = False
             if self.exact_nodes and det.s.draw_pile == 0 and (i == 0 or exacts[0]):
                 # Endgame: the deal's whole tree may fit (every chance outcome, the horizon
@@ -492,12 +610,13 @@ cdef class Decider:
                 sr.chance_width = 0
                 sr.rollouts = 0
                 sr.chance_seed = seed_mix(seed ^ <uint64_t>0xa5a5a5a5a5a5a5a5ULL, <uint64_t>i)
-                last = self._deepen(sr, self.exact_nodes, 200, deadline, &depth, &exact)
+                nm = self._deepen(sr, self.exact_nodes, 200, deadline, &depth, &exact,
+                                  moves, vals)
                 total_nodes += sr.nodes
                 total_evals += sr.evals
                 if not exact:
-                    last = None
-            if last is None:
+                    nm = -1
+            if nm < 0:
                 sr._reset(&det.s)
                 deal_history(sr, &det.s, &view.s, hid, hist, hhid, nh)
                 sr.chance_width = self.chance_width
@@ -505,12 +624,14 @@ cdef class Decider:
                 if self.ordered:
                     sr._order_draws(&st)
                 sr.chance_seed = seed_mix(seed ^ <uint64_t>0xa5a5a5a5a5a5a5a5ULL, <uint64_t>i)
-                last = self._deepen(sr, share, self.max_depth, deadline, &depth, &exact)
+                nm = self._deepen(sr, share, self.max_depth, deadline, &depth, &exact,
+                                  moves, vals)
                 total_nodes += sr.nodes
                 total_steps += sr.playout_steps
                 total_sampled += sr.sampled
                 total_evals += sr.evals
-            deals.append(last)
+            if dv_add(dv, moves, vals, nm if nm > 0 else 0) < 0:
+                raise MemoryError("decide: no memory for the values")
             depths.append(depth)
             exacts.append(bool(exact))
         totals[0] = total_nodes

@@ -313,6 +313,20 @@ cdef class DeepSearch:
         """Search every root move to ``depth``; returns (complete, [(Move, loss vector)])
         or None when the time ran out first (seconds <= 0: no limit)."""
         cdef CMove moves[MAX_MOVES]
+        cdef double vals[MAX_MOVES * MAXP]
+        cdef int nm, j, i
+        with nogil:
+            nm = self._iterate(depth, seconds, moves, vals)
+        if nm < 0:
+            return None
+        return (not self.cut, [(_move_obj(moves[j]), [vals[j * self.n + i] for i in range(self.n)])
+                               for j in range(nm)])
+
+    cdef int _iterate(self, int depth, double seconds, CMove* moves,
+                      double* vals) noexcept nogil:
+        """iterate in C: the root moves into `moves` and their loss vectors into `vals`
+        (n per move); returns the number of moves, or -1 when the time ran out first.
+        `self.cut` tells whether a horizon or a sampled chance node was met."""
         cdef PState c
         cdef int nm, j, i
         cdef double vec[MAXP]
@@ -325,21 +339,20 @@ cdef class DeepSearch:
         pack_state(&self.root, words)
         self.path[0] = hash_words(words, self.nw)
         nm = gen_moves(&self.root, moves)
-        out = []
         for j in range(nm):
-            with nogil:
-                copy_state(&c, &self.root)
-                apply_move(&c, moves[j])
-                self.minrep = MAXPLY
-                if self.n == 2:
-                    vec[0] = self._after_move(&c, depth - 1, 0.0, 1.0, 1)
-                    vec[1] = 1.0 - vec[0]
-                else:
-                    self._after_move_n(&c, depth - 1, 1, vec)
+            copy_state(&c, &self.root)
+            apply_move(&c, moves[j])
+            self.minrep = MAXPLY
+            if self.n == 2:
+                vec[0] = self._after_move(&c, depth - 1, 0.0, 1.0, 1)
+                vec[1] = 1.0 - vec[0]
+            else:
+                self._after_move_n(&c, depth - 1, 1, vec)
             if self.aborted:
-                return None
-            out.append((_move_obj(moves[j]), [vec[i] for i in range(self.n)]))
-        return (not self.cut, out)
+                return -1
+            for i in range(self.n):
+                vals[j * self.n + i] = vec[i]
+        return nm
 
     # -- two players ------------------------------------------------------------------------
     cdef inline double _loss0(self, const PState* s) noexcept nogil:

@@ -13,6 +13,7 @@ import random
 from collections import Counter
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from exact_gen import TooBig, random_exact_state, random_rules
 
@@ -26,6 +27,7 @@ from palace_solver.sample.drawsearch import (
     ENGINE_END,
     SearchConfig,
     analyze_search,
+    deal_lists,
     decide,
     move_means,
     position_view,
@@ -136,6 +138,13 @@ def _budgeted_brute(s: State, calls: int = 8_000):
     return out
 
 
+def same_raw(a: dict, b: dict) -> bool:
+    """Two results of decide are the same: every field, the value arrays bit for bit."""
+    return a.keys() == b.keys() and all(
+        np.array_equal(a[k], b[k], equal_nan=True) if k == "values" else a[k] == b[k]
+        for k in a)
+
+
 def _assert_equal(deal, brute, where):
     assert [str(m) for m, _ in deal] == list(brute), where
     for m, v in deal:
@@ -149,7 +158,7 @@ def test_search_with_draw_pile_equals_exhaustive_expectimax(n, must_play, count)
     for seed, state, brute in _checkable(n, must_play):
         assert state.draw_pile in (2, 3)
         raw = _search_moves(state)
-        (deal,) = raw["deals"]
+        (deal,) = deal_lists(raw)
         assert raw["exact"] == [True]  # every line ended: the values are the whole tree's
         _assert_equal(deal, brute, seed)
         checked += 1
@@ -168,7 +177,7 @@ def test_each_deal_with_hidden_hands_equals_exhaustive_expectimax():
         raw = decide(view, hidden, SearchConfig(determinizations=3, nodes=10 ** 9,
                                                 chance_width=ALL, rollouts=0, max_depth=200),
                      seed)
-        for i, deal in enumerate(raw["deals"]):
+        for i, deal in enumerate(deal_lists(raw)):
             det = E.determinize(view, hidden, E.deal_seed(seed, i)).to_state()
             # the deal is consistent: the seat's cards and the table are untouched
             assert det.hands[me] == state.hands[me] and det.face_up == state.face_up
@@ -288,10 +297,10 @@ def test_same_seed_same_answer_and_budget_bounds_the_work():
                 SearchConfig(determinizations=4, nodes=20_000, rollouts=1, ordered=True)):
         a = decide(view, hidden, cfg, 9)
         b = decide(view, hidden, cfg, 9)
-        assert a == b
+        assert same_raw(a, b)
         assert a["nodes"] + a["playout_steps"] <= 20_000 + 4 * 20_000  # first iterations
         c = decide(view, hidden, cfg, 10)
-        assert c["deals"] != a["deals"] or c["nodes"] != a["nodes"]
+        assert deal_lists(c) != deal_lists(a) or c["nodes"] != a["nodes"]
 
 
 def test_the_seat_sees_only_its_view():
@@ -315,7 +324,7 @@ def test_the_seat_sees_only_its_view():
     va, ha = state_view(s, me, None)
     vb, hb = state_view(t, me, None)
     assert va.packed() == vb.packed() and ha == hb
-    assert decide(va, ha, cfg, 4) == decide(vb, hb, cfg, 4)
+    assert same_raw(decide(va, ha, cfg, 4), decide(vb, hb, cfg, 4))
 
 
 def test_analysis_json_keeps_the_contract():
@@ -339,11 +348,16 @@ def test_analysis_json_keeps_the_contract():
 
 
 def test_move_means_average_the_deals():
-    raw = {"deals": [[("a", [0.2, 0.8]), ("b", [0.6, 0.4])],
-                     [("a", [0.4, 0.6]), ("b", [0.0, 1.0])]]}
+    nan = float("nan")
+    raw = {"moves": ["a", "b", "c"],
+           "values": np.array([[[0.2, 0.8], [0.6, 0.4], [nan, nan]],
+                               [[0.4, 0.6], [0.0, 1.0], [1.0, 0.0]]])}
     got = move_means(raw, 2)
-    assert [m for m, _, _ in got] == ["a", "b"]
+    assert [m for m, _, _ in got] == ["a", "b", "c"]
     assert got[0][1] == pytest.approx([0.3, 0.7]) and got[1][1] == pytest.approx([0.3, 0.7])
+    assert got[2][1] == [1.0, 0.0] and len(got[2][2]) == 1   # c is in one deal only
+    assert deal_lists(raw) == [[("a", [0.2, 0.8]), ("b", [0.6, 0.4])],
+                               [("a", [0.4, 0.6]), ("b", [0.0, 1.0]), ("c", [1.0, 0.0])]]
 
 
 def test_a_move_back_to_the_games_history_is_a_draw_in_every_deal():
@@ -369,14 +383,14 @@ def test_a_move_back_to_the_games_history_is_a_draw_in_every_deal():
                 continue
             past = state_view(child, me, t.known)
             got = decide(view, hidden, cfg, seed=i, history=[past])
-            assert len(got["deals"]) == len(plain["deals"])
-            for deal in got["deals"]:
+            assert len(deal_lists(got)) == len(deal_lists(plain))
+            for deal in deal_lists(got):
                 assert dict(deal)[m] == [0.5, 0.5], (i, str(m))
-            changed += any(dict(d)[m] != [0.5, 0.5] for d in plain["deals"])
+            changed += any(dict(d)[m] != [0.5, 0.5] for d in deal_lists(plain))
             other = list(past[1])
             other[1 - me] += 1
             odd = decide(view, hidden, cfg, seed=i, history=[(past[0], other)])
-            assert odd["deals"] == plain["deals"]
+            assert deal_lists(odd) == deal_lists(plain)
             checked += 1
     assert checked >= 20 and changed >= 10, (checked, changed)
 
@@ -518,7 +532,7 @@ def test_search_with_learned_leaves_equals_exhaustive_expectimax(n):
             cfg = SearchConfig(determinizations=1, nodes=10 ** 9, chance_width=0, rollouts=0,
                                max_depth=depth, eval="learned")
             raw = decide(E.CState.from_state(state), [0] * n, cfg, seed)
-            (deal,) = raw["deals"]
+            (deal,) = deal_lists(raw)
             if raw["depth"] != [depth]:
                 assert raw["exact"] == [True]   # every line ended before the horizon
             d = raw["depth"][0]

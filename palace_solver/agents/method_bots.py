@@ -347,7 +347,7 @@ class SearchBot(_Base):
                      history=self.history_views(state, me), observations=obs)
         vals = [(m, mean) for m, mean, _ in move_means(raw, state.n)]
         self.stats["searched"] += 1
-        self.stats["samples"] += len(raw["deals"])
+        self.stats["samples"] += raw["values"].shape[0]
         self.stats["nodes"] += raw["nodes"] + raw["playout_steps"]
         self.stats["depth"] += max(raw["depth"])
         self.stats["seconds"] += time.perf_counter() - t0

@@ -35,7 +35,8 @@ from ..game.state import PLAY_PHASE, State
 from ..jobs.batch import run_batch, task_seed
 from ..jobs.match import CAP, make_start, play_game
 
-__all__ = ["game_tasks", "play_selfplay_game", "read_games", "replay", "run_games", "to_dataset"]
+__all__ = ["game_tasks", "play_selfplay_game", "read_games", "replay", "replay_tracked",
+           "run_games", "to_dataset"]
 
 
 def _game_config(seed: int, g: int, players: dict, standard: float):
@@ -104,6 +105,26 @@ def replay(game: dict):
             yield s.clone(), mv, fig[1], k
             k += 1
         s.apply(mv)
+
+
+def replay_tracked(game: dict):
+    """As :func:`replay`, with the table's public record: yields ``(state, move, figure,
+    index, tracker)``, the :class:`~palace_solver.agents.method_bots.HandTracker` of the
+    game so far (the same object each time: copy it to keep it)."""
+    from ..agents.method_bots import HandTracker
+    rules = Rules.from_json(game["rules"])
+    s = State.new_game(rules, game["n"])
+    tracker = HandTracker(game["n"])
+    k = 0
+    for i, ev in enumerate(game["events"]):
+        if isinstance(ev, int):
+            tracker.apply(s, ev)
+            continue
+        mv = Move.parse(ev)
+        if s.phase == PLAY_PHASE and i >= game["prefix"]:
+            yield s.clone(), mv, game["figures"][k][1], k, tracker
+            k += 1
+        tracker.apply(s, mv)
 
 
 def run_games(tasks, jobs: int = 1, ray=None, output=None, progress=True) -> list[dict]:

@@ -32,6 +32,8 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, replace
 
+import numpy as np
+
 from ..game.cards import NRANK, RANKS
 from ..game.position import Position
 from ..game.state import State
@@ -41,8 +43,9 @@ from ..solve.results import Analysis, MoveValue, rank_moves
 from .sampler import sample_deal, sample_rng, state_with_hands
 from .stats import mean_ci
 
-__all__ = ["ENGINE", "ENGINE1", "ENGINE1_END", "ENGINE_END", "HINT", "HINT_END", "SearchConfig", "analyze_search",
-           "decide", "history_of", "move_means", "position_view", "state_view"]
+__all__ = ["ENGINE", "ENGINE1", "ENGINE1_END", "ENGINE_END", "HINT", "HINT1", "HINT1_END",
+           "HINT_END", "SearchConfig", "analyze_search",
+           "deal_lists", "decide", "history_of", "move_means", "position_view", "state_view"]
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,10 @@ ENGINE1_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, r
 HINT = ENGINE.with_(determinizations=8192, nodes=3_200_000)
 #: The same once the draw pile is empty.
 HINT_END = ENGINE_END.with_(determinizations=64, nodes=600_000)
+#: ``palace analyze`` and the hints before the values learned from the engine's games
+#: (four times ENGINE1's budget), frozen: the "before" of the calibration benchmark.
+HINT1 = ENGINE1.with_(determinizations=8192, nodes=3_200_000)
+HINT1_END = ENGINE1_END.with_(determinizations=64, nodes=600_000)
 #: The depth-limited expectimax with the horizon evaluation at the leaves (sparse chance
 #: nodes, iterative deepening), measured against the above (agent ``engine_ab``).
 EXPECTIMAX = SearchConfig(determinizations=8, nodes=16_000, chance_width=3, eval="learned")
@@ -197,18 +204,26 @@ def decide(view, hidden, cfg: SearchConfig = ENGINE, seed: int = 0,
 
 
 def move_means(raw: dict, n: int) -> list[tuple]:
-    """``[(move, mean loss vector, [per-deal vectors])]`` in the first deal's move order
-    (moves missing from some deals, when the mover's own hand is hidden, average over the
-    deals that have them)."""
-    per: dict = {}      # insertion order: the first deal's order, then moves met later
-    for deal in raw["deals"]:
-        for m, v in deal:
-            vs = per.get(m)
-            if vs is None:
-                per[m] = [v]
-            else:
-                vs.append(v)
-    return [(m, [sum(c) / len(vs) for c in zip(*vs)], vs) for m, vs in per.items()]
+    """``[(move, mean loss vector, per-deal values)]`` in the first deal's move order, the
+    per-deal values an array (deals x players) of the deals that have the move (a move
+    can be missing from some deals when the mover's own hand is hidden)."""
+    out = []
+    for j, m in enumerate(raw["moves"]):
+        v = raw["values"][:, j, :]
+        v = v[~np.isnan(v[:, 0])]
+        out.append((m, [float(x) for x in v.mean(axis=0)], v))
+    return out
+
+
+def deal_lists(raw: dict) -> list[list[tuple]]:
+    """Per deal its ``[(Move, [loss per player])]`` in the deal's move order (the order of
+    ``raw["moves"]`` restricted to the deal's moves, which is the search's legal-move
+    order): the values one deal at a time."""
+    out = []
+    for d in raw["values"]:
+        out.append([(m, [float(x) for x in d[j]]) for j, m in enumerate(raw["moves"])
+                    if not np.isnan(d[j, 0])])
+    return out
 
 
 def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | None = None,
@@ -239,13 +254,13 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
     past = history_of(pos, history) if history else None
     raw = decide(view, hidden, cfg, seed, time_budget, each, history=past)
     seconds = time.perf_counter() - t0
+    k = raw["values"].shape[0]
     if progress is not None:
-        progress(len(raw["deals"]), cfg.determinizations)
+        progress(k, cfg.determinizations)
     n, mover = pos.n, pos.to_move
-    k = len(raw["deals"])
     moves, cis = [], {}
     for m, mean, vs in move_means(raw, n):
-        est = [mean_ci([v[p] for v in vs]) for p in range(n)]
+        est = [mean_ci(vs[:, p].tolist()) for p in range(n)]
         moves.append(MoveValue(m, [e[0] for e in est], [(e[1], e[2]) for e in est]))
         cis[str(m)] = [[e[1], e[2]] for e in est]
     moves = rank_moves(mover, moves)

@@ -1,0 +1,196 @@
+"""Calibration of the figures of ``palace analyze`` on the engine's own games.
+
+    python benchmarks/calibration.py run RUN --which before|after [--games N] [--jobs J]
+    python benchmarks/calibration.py report FILE [FILE ...]
+
+RULES.md promises, for each move, the probability that the mover loses when every player
+then plays to minimise their own loss. The engine playing every seat is this project's
+stand-in for that, so a figure is calibrated when, over many decisions of the engine's
+games against itself, the outcomes follow the figures: among decisions reported at 0.3,
+the mover lost (counting a draw as its share) three times in ten.
+
+``run`` takes the games of a self-play run (``benchmarks/generations.py``; none of them
+trained on), keeps each decision with a choice with probability ``--keep`` (seeded by
+the game and the decision), and asks the analysis of that moment, from the mover's view
+(their own cards, the table, the public record, the game's history as they saw it), for
+the figure of the move the game's player made. ``--which before`` is the analysis as it
+stood before the values learned from the engine's games (``HINT1``, ``HINT1_END`` of
+``sample/drawsearch.py``), ``after`` today's ``palace analyze``. Both give the exact
+solver the positions where every hand is known and the draw pile is empty, with the
+hints' time budget (2 s). One batch task a game, resumable: ``benchmarks/results/
+calibration/RUN-WHICH.jsonl``.
+
+``report`` prints, per tenth of the figure (deciles of [0, 1]), the count, the mean figure
+and the mean outcome; the bias (mean figure minus mean outcome) overall and while the draw
+pile holds cards or not; and the Brier skill against a constant 1/n (n players), each
+with a 95% interval by bootstrap over games.
+"""
+from __future__ import annotations
+
+import os
+
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import random  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from palace_solver.agents.method_bots import history_positions, view_position  # noqa: E402
+from palace_solver.analysis import analyze, is_exact_mode  # noqa: E402
+from palace_solver.jobs.batch import run_batch  # noqa: E402
+from palace_solver.learn.engine_games import read_games, replay_tracked  # noqa: E402
+from palace_solver.sample.drawsearch import HINT1, HINT1_END, analyze_search  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generations import games_file  # noqa: E402
+
+OUT = Path(__file__).resolve().parent / "results" / "calibration"
+#: the hints' time budget (palace live), seconds
+SECONDS = 2.0
+
+
+def figure(pos, history, which: str) -> tuple[dict, str]:
+    """Each legal move's loss figure for the mover, and the method that gave them."""
+    if which == "before" and not is_exact_mode(pos):
+        a = analyze_search(pos, config=HINT1 if pos.draw_pile > 0 else HINT1_END,
+                           time_budget=SECONDS, seed=0, history=history)
+    else:
+        a = analyze(pos, time_budget=SECONDS, seed=0, history=history)
+    return {str(mv.move): mv.loss[pos.to_move] for mv in a.moves}, a.method
+
+
+def calib_task(task: dict) -> dict:
+    """One game's kept decisions: figure of the move played, outcome, draw pile, method."""
+    (game,) = [g for g in read_games(task["file"]) if g[0] == task["game"]] or [(None, None)]
+    if game[1] is None:
+        raise ValueError(f"game {task['game']} is not in {task['file']}")
+    rec = game[1]
+    rng = random.Random(f"calib-{task['game']}")
+    rows = []
+    for state, move, _, k, tracker in replay_tracked(rec):
+        if len(state.legal_moves()) < 2:
+            continue
+        if rng.random() >= task["keep"]:
+            continue
+        me = state.to_move
+        pos = view_position(state, me, tracker).validate()
+        figs, method = figure(pos, history_positions(state, me, tracker), task["which"])
+        rows.append({"k": k, "draw": state.draw_pile, "figure": figs[str(move)],
+                     "best": min(figs.values()), "outcome": rec["loss"][me],
+                     "method": method, "n": rec["n"]})
+    return {"game": task["game"], "rows": rows}
+
+
+def run(args) -> None:
+    path = games_file(args.run)
+    games = [g for g, _ in read_games(path)][: args.games]
+    if len(games) < args.games:
+        raise SystemExit(f"{path} holds {len(games)} finished games, {args.games} asked")
+    tasks = [{"id": g, "game": g, "file": str(path), "which": args.which, "keep": args.keep}
+             for g in games]
+    OUT.mkdir(parents=True, exist_ok=True)
+    out = OUT / f"{args.run}-{args.which}.jsonl"
+    run_batch(calib_task, tasks, jobs=args.jobs, output=out, progress=True,
+              label="calibration games")
+    print(f"{out}", file=sys.stderr)
+
+
+def load_rows(files) -> list[tuple[int, dict]]:
+    rows = []
+    for f in files:
+        with open(f) as fh:
+            fh.readline()
+            for line in fh:
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue
+                if "result" in rec:
+                    rows += [(rec["result"]["game"], r) for r in rec["result"]["rows"]]
+    return rows
+
+
+def _stats(fig, out, base):
+    bias = float(np.mean(fig - out))
+    brier = float(np.mean((fig - out) ** 2))
+    ref = float(np.mean((base - out) ** 2))
+    return bias, 1.0 - brier / ref if ref > 0 else float("nan")
+
+
+def summary(rows, boot: int = 1000, seed: int = 0) -> dict:
+    """The report's numbers (module doc) as data."""
+    games = np.array([g for g, _ in rows])
+    fig = np.array([r["figure"] for _, r in rows])
+    out = np.array([r["outcome"] for _, r in rows])
+    base = np.array([1.0 / r["n"] for _, r in rows])
+    draw = np.array([r["draw"] > 0 for _, r in rows])
+    ug = np.unique(games)
+    idx = {g: np.nonzero(games == g)[0] for g in ug}
+    rng = np.random.default_rng(seed)
+
+    def with_ci(select):
+        point = _stats(fig[select], out[select], base[select]) if select.any() else (None, None)
+        draws = []
+        for _ in range(boot):
+            pick = np.concatenate([idx[g] for g in rng.choice(ug, len(ug))])
+            pick = pick[select[pick]]
+            if len(pick):
+                draws.append(_stats(fig[pick], out[pick], base[pick]))
+        arr = np.array(draws)
+        ci = [[float(np.percentile(arr[:, j], 2.5)), float(np.percentile(arr[:, j], 97.5))]
+              for j in range(2)] if len(arr) else [[None, None], [None, None]]
+        return {"decisions": int(select.sum()), "bias": point[0], "bias_ci95": ci[0],
+                "brier_skill": point[1], "brier_skill_ci95": ci[1]}
+
+    deciles = []
+    for d in range(10):
+        sel = (fig >= d / 10) & ((fig < (d + 1) / 10) | (d == 9))
+        deciles.append({"decile": [d / 10, (d + 1) / 10], "count": int(sel.sum()),
+                        "mean_figure": float(fig[sel].mean()) if sel.any() else None,
+                        "mean_outcome": float(out[sel].mean()) if sel.any() else None})
+    return {"games": int(len(ug)), "all": with_ci(np.ones(len(fig), bool)),
+            "draw_pile": with_ci(draw), "no_draw_pile": with_ci(~draw), "deciles": deciles}
+
+
+def report(args) -> None:
+    s = summary(load_rows(args.files))
+    print(f"{s['games']} games")
+    print("| decile | count | mean figure | mean outcome |\n|---|---|---|---|")
+    for d in s["deciles"]:
+        mf = "-" if d["mean_figure"] is None else f"{d['mean_figure']:.3f}"
+        mo = "-" if d["mean_outcome"] is None else f"{d['mean_outcome']:.3f}"
+        print(f"| {d['decile'][0]:.1f}-{d['decile'][1]:.1f} | {d['count']} | {mf} | {mo} |")
+    for part in ("all", "draw_pile", "no_draw_pile"):
+        p = s[part]
+        print(f"{part}: {p['decisions']} decisions, bias {p['bias']:+.4f} "
+              f"[{p['bias_ci95'][0]:+.4f}, {p['bias_ci95'][1]:+.4f}], Brier skill "
+              f"{p['brier_skill']:+.3f} [{p['brier_skill_ci95'][0]:+.3f}, "
+              f"{p['brier_skill_ci95'][1]:+.3f}]")
+    if args.json:
+        print(json.dumps(s, indent=1))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("run")
+    r.add_argument("--which", choices=("before", "after"), required=True)
+    r.add_argument("--games", type=int, default=200)
+    r.add_argument("--keep", type=float, default=0.12)
+    r.add_argument("--jobs", type=int, default=1)
+    p = sub.add_parser("report")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    (run if args.cmd == "run" else report)(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
