@@ -13,9 +13,10 @@ the same games, recipe and seed give the same weights bit for bit on one machine
 
 Runs:
 
-- ``gen0-train``: the games generation 1 learns from, played by ``engine1`` (the engine
-  before it learned from its own games) at a quarter of its node budget, so that the two
-  cores here play four times as many games in the same hours.
+- ``gen0-train``: the games generation 1 learns from, played by generation 0: the
+  engine's search with learned leaves (:data:`SEARCH`) and the network learned from
+  greedy games (``gen0``). A decision costs it about a quarter of ``engine1``'s, so the
+  two cores here play four times as many games in the same hours.
 - ``gen0-calib``: ``engine1`` at its full budget against itself: the held-out games on
   which the figures of ``palace analyze`` before this work are calibrated (never trained
   on).
@@ -38,8 +39,20 @@ DATA = Path(os.environ.get("PALACE_GAMES", Path(__file__).resolve().parent / "re
                            / "games"))
 
 #: run -> agent, seed, games asked
+#: The draw phase's search of the engine from generation 0 on: 32 deals, each searched by
+#: iterative deepening (alpha-beta, the draw pile's order fixed per deal) with the
+#: generation's network at the leaves, 60,000 nodes a decision; the endgame as engine1's.
+SEARCH = ("engine:determinizations=32:nodes=60000:chance_width=0:rollouts=0:max_depth=64"
+          ":eval=learned:stop_at_budget=0:exact_nodes=0")
+
+
+def search_agent(gen: int) -> str:
+    """The agent of generation ``gen``: SEARCH and the endgame with its network."""
+    return f"{SEARCH}:weights=gen{gen}:end_weights=gen{gen}"
+
+
 RUNS = {
-    "gen0-train": ("engine1:nodes=200000:end_nodes=37500", 100, 4000),
+    "gen0-train": (search_agent(0), 100, 4000),
     "gen0-calib": ("engine1", 0, 4000),
 }
 
