@@ -1,0 +1,77 @@
+"""Recorded self-play games (palace_solver/learn/engine_games.py): every game replays from
+its deal to the same positions, in the order the game met them, and the training arrays
+and the policy model's data come from those replays."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from palace_solver.agents.registry import make_agent
+from palace_solver.jobs.batch import task_seed
+from palace_solver.jobs.match import make_start
+from palace_solver.learn.engine_games import (
+    game_tasks,
+    play_selfplay_game,
+    read_games,
+    replay,
+    replay_tracked,
+    run_games,
+    to_dataset,
+)
+from palace_solver.learn.policy import decisions, fit, loglik
+
+
+def test_a_recorded_game_replays_to_its_positions():
+    for task in game_tasks(4, seed=3, agent="greedy", players={2: 1, 3: 1}):
+        rec = json.loads(json.dumps(play_selfplay_game(task)))   # through JSON, as stored
+        keys = [s.key() for s, _, _, _ in replay(rec)]
+        assert len(keys) == rec["decisions"] == len(rec["figures"])
+        # the positions are those of the game: the first one is the start's
+        start, _, _ = make_start("full", *_config(rec), f"engine-game-deal-3-{task['id']}")
+        assert keys[0] == start.key()
+        tracked = [(s.key(), str(m)) for s, m, _, _, _ in replay_tracked(rec)]
+        assert tracked == [(s.key(), str(m)) for s, m, _, _ in replay(rec)]
+        assert sum(rec["loss"]) == 1
+
+
+def _config(rec):
+    from palace_solver.game.rules import Rules
+    return Rules.from_json(rec["rules"]), rec["n"]
+
+
+def test_a_game_is_the_same_whoever_plays_it(tmp_path):
+    tasks = game_tasks(3, seed=5, agent="greedy")
+    out = tmp_path / "g.jsonl"
+    first = run_games(tasks, jobs=1, output=out, progress=False)
+    again = json.loads(json.dumps([play_selfplay_game(t) for t in tasks]))
+    for a, b in zip(again, first):
+        for k in ("seconds", "think"):   # timings: the only fields a run may change
+            a.pop(k), b.pop(k)
+        assert a == b
+    assert [g for g, _ in read_games(out)] == [0, 1, 2]
+
+
+def test_the_engines_figures_are_recorded_for_its_searched_decisions():
+    task = game_tasks(1, seed=1, agent="engine:determinizations=8:nodes=4000:end_nodes=4000",
+                      players={2: 1})[0]
+    rec = play_selfplay_game(task)
+    figs = [f[1] for f in rec["figures"]]
+    assert any(f is not None for f in figs) and all(f is None or 0 <= f <= 1 for f in figs)
+    agent = make_agent(task["agent"], task_seed(1, "0/0"))
+    assert agent.last_figure is None   # a fresh agent has reported nothing
+
+
+def test_training_arrays_and_the_policy_data_come_from_the_replays():
+    games = [(t["id"], play_selfplay_game(t))
+             for t in game_tasks(6, seed=2, agent="greedy", players={2: 1})]
+    data = to_dataset(games)
+    n_dec = sum(g["decisions"] for _, g in games)
+    assert len(data["nact"]) == n_dec and data["y"].shape == (2 * n_dec,)
+    assert np.allclose(data["y"].reshape(-1, 2).sum(axis=1), 1.0)
+    d = decisions(games)
+    theta = fit(d)
+    ll = loglik(theta, d)
+    # greedy plays one move for each position: the fitted model explains it far better
+    # than a uniform choice among the legal moves does
+    assert ll["model"] > ll["uniform"] + 0.3
