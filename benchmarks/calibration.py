@@ -1,6 +1,6 @@
 """Calibration of the figures of ``palace analyze`` on the engine's own games.
 
-    python benchmarks/calibration.py run RUN --which before|after [--games N] [--jobs J]
+    python benchmarks/calibration.py run RUN --which before|after [--first F] [--games N]
     python benchmarks/calibration.py report FILE [FILE ...]
 
 RULES.md promises, for each move, the probability that the mover loses when every player
@@ -17,8 +17,9 @@ the figure of the move the game's player made. ``--which before`` is the analysi
 stood before the values learned from the engine's games (``HINT1``, ``HINT1_END`` of
 ``sample/drawsearch.py``), ``after`` today's ``palace analyze``. Both give the exact
 solver the positions where every hand is known and the draw pile is empty, with the
-hints' time budget (2 s). One batch task a game, resumable: ``benchmarks/results/
-calibration/RUN-WHICH.jsonl``.
+hints' time budget (2 s). One batch task a game, resumable, games F .. F+N-1 of the run in
+``benchmarks/results/calibration/RUN-WHICH-FFFF.jsonl`` (a run's games arrive over hours:
+one file per block of games, and ``report`` reads them all).
 
 ``report`` prints, per tenth of the figure (deciles of [0, 1]), the count, the mean figure
 and the mean outcome; the bias (mean figure minus mean outcome) overall and while the draw
@@ -88,13 +89,15 @@ def calib_task(task: dict) -> dict:
 
 def run(args) -> None:
     path = games_file(args.run)
-    games = [g for g, _ in read_games(path)][: args.games]
-    if len(games) < args.games:
-        raise SystemExit(f"{path} holds {len(games)} finished games, {args.games} asked")
+    have = {g for g, _ in read_games(path)}
+    games = list(range(args.first, args.first + args.games))
+    missing = [g for g in games if g not in have]
+    if missing:
+        raise SystemExit(f"{path}: games {missing[:5]}... are not finished yet")
     tasks = [{"id": g, "game": g, "file": str(path), "which": args.which, "keep": args.keep}
              for g in games]
     OUT.mkdir(parents=True, exist_ok=True)
-    out = OUT / f"{args.run}-{args.which}.jsonl"
+    out = OUT / f"{args.run}-{args.which}-{args.first:04d}.jsonl"
     run_batch(calib_task, tasks, jobs=args.jobs, output=out, progress=True,
               label="calibration games")
     print(f"{out}", file=sys.stderr)
@@ -181,7 +184,8 @@ def main(argv=None) -> int:
     r = sub.add_parser("run")
     r.add_argument("run")
     r.add_argument("--which", choices=("before", "after"), required=True)
-    r.add_argument("--games", type=int, default=200)
+    r.add_argument("--first", type=int, default=0, help="the run's first game number")
+    r.add_argument("--games", type=int, default=50, help="games from --first (one file)")
     r.add_argument("--keep", type=float, default=0.12)
     r.add_argument("--jobs", type=int, default=1)
     p = sub.add_parser("report")

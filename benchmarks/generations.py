@@ -57,6 +57,12 @@ RUNS = {
 }
 
 
+#: generation -> how its network and policy model are fitted: the runs (and how many of
+#: each run's first games) they learn from, the network they go on from, and the trainer's
+#: options and seed (palace_solver.learn.train.train, learn.policy.fit)
+RECIPES: dict = {}
+
+
 def games_file(run: str) -> Path:
     legacy = {"gen0-calib": "gen0-games.jsonl"}   # the first run's file name
     path = DATA / f"{run}.jsonl"
@@ -70,13 +76,70 @@ def run_tasks(run: str, games: int | None = None):
     return game_tasks(games or asked, seed=seed, agent=agent)
 
 
+def fit_generation(gen: int, recipe: dict, progress=None) -> dict:
+    """Generation ``gen``'s weights from its recipe: ``{"weights", "policy", "meta"}``."""
+    import hashlib
+
+    import numpy as np
+
+    from palace_solver.learn.engine_games import read_games, to_dataset
+    from palace_solver.learn.model import load_weights
+    from palace_solver.learn.policy import decisions, fit, loglik
+    from palace_solver.learn.train import train
+    from palace_solver.solve.engine import weights_path
+
+    games, digests = [], []
+    for run, count in recipe["runs"]:
+        got = read_games(games_file(run))[:count]
+        if len(got) < count:
+            raise SystemExit(f"run {run}: {len(got)} finished games, the recipe needs {count}")
+        # game numbers of different runs apart, so that 'held out' (9 mod 10) is per game
+        games += [(g + 1_000_000 * len(digests), rec) for g, rec in got]
+        digests.append(hashlib.blake2b(repr([(g, rec["events"]) for g, rec in got]).encode(),
+                                       digest_size=8).hexdigest())
+    data = to_dataset(games)
+    init = load_weights(weights_path(recipe["init"]))[0] if recipe.get("init") else None
+    out = train([data], init=init, progress=progress, **recipe["train"])
+    pol = decisions(games)
+    held = pol["game"] % 10 == 9
+    theta = fit(pol, select=~held, **recipe.get("policy", {}))
+    meta = dict(out["meta"])
+    meta.update(generation=gen, recipe=recipe, games_digest=digests,
+                policy={"train": loglik(theta, pol, ~held), "held": loglik(theta, pol, held)})
+    return {"weights": out["weights"], "policy": np.asarray(theta, np.float64), "meta": meta,
+            "held": out["held"]}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("games", help="play a run's self-play games (resumable)")
     g.add_argument("run", choices=sorted(RUNS))
     g.add_argument("--jobs", type=int, default=1)
+    t = sub.add_parser("train", help="fit a generation's network and policy model")
+    t.add_argument("gen", type=int)
+    t.add_argument("--out", type=Path, help="default: palace_solver/data/eval_weights-genGEN.npz")
     args = ap.parse_args(argv)
+    if args.cmd == "train":
+        import json
+
+        import numpy as np
+
+        from palace_solver.learn.train import errors
+        res = fit_generation(args.gen, RECIPES[args.gen],
+                             progress=lambda m: print(m, file=sys.stderr))
+        out = args.out or (Path(__file__).resolve().parents[1] / "palace_solver" / "data"
+                           / f"eval_weights-gen{args.gen}.npz")
+        meta = res["meta"]
+        meta["held_errors"] = {k: errors(res["weights"], res["held"], kind=k)
+                               if k == "learned" else errors(None, res["held"], kind=k)
+                               for k in ("learned", "cardcount", "constant")}
+        np.savez(out, **{k: np.ascontiguousarray(res["weights"][k], dtype=np.float32)
+                         for k in ("w1", "b1", "w2", "b2", "w3")},
+                 policy=res["policy"], meta=np.array(json.dumps(meta, sort_keys=True)))
+        print(json.dumps({k: meta[k] for k in ("held_errors", "policy")}, indent=1))
+        print(f"{out}", file=sys.stderr)
+        return 0
     if args.cmd == "games":
         out = games_file(args.run)
         out.parent.mkdir(parents=True, exist_ok=True)
