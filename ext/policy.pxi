@@ -161,6 +161,12 @@ def load_policy_weights(theta):
     POL_READY = True
 
 
+def unload_policy_weights():
+    """No model: the inference is off until one is loaded (a network without one)."""
+    global POL_READY
+    POL_READY = False
+
+
 def policy_loaded():
     return bool(POL_READY)
 

@@ -30,7 +30,7 @@ def analyze(pos: Position, *, time_budget: float | None = None, depth: int | Non
             hash_mb: float | None = None, method: str = "auto", samples: int | None = None,
             seed: int = 0, jobs: int = 1, progress=None, engine: str | None = None,
             threads: int | None = None, nodes: int | None = None,
-            history=None) -> Analysis:
+            history=None, observations=None) -> Analysis:
     """Analyze ``pos`` for the player to move.
 
     ``method``: ``"auto"`` (exact when the position is in exact mode, else ``"search"``),
@@ -42,6 +42,10 @@ def analyze(pos: Position, *, time_budget: float | None = None, depth: int | Non
     ``history``: the game's earlier positions seen by the same player; the exact solver and
     the search (not the sampled methods) score reaching one again as a draw, as the game
     does (RULES.md). Without it the values are those of the position itself.
+    ``observations``: the others' earlier decisions as the same player saw them
+    (:func:`palace_solver.sample.drawsearch.observations_of`); the search deals their
+    hidden hands in proportion to how well each deal explains those moves (ignored where
+    every hand is known).
 
     :raises NotExactError: when ``method="exact"`` on a position with hidden hand cards or a
         draw pile.
@@ -57,7 +61,8 @@ def analyze(pos: Position, *, time_budget: float | None = None, depth: int | Non
                            history=exact_history(pos, history))
     if method == "search" and engine != "python":
         return analyze_search(pos, nodes=nodes, samples=samples, time_budget=time_budget,
-                              seed=seed, progress=progress, history=history)
+                              seed=seed, progress=progress, history=history,
+                              observations=observations)
     if method == "search":  # the compiled search without the compiled engine: the Python path
         method = "sampled"
     return analyze_sampled(pos, method=method, time_budget=time_budget, depth=depth,

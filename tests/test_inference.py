@@ -17,9 +17,9 @@ from palace_solver.agents.method_bots import HandTracker, observations
 from palace_solver.agents.play import _sample
 from palace_solver.game.rules import Rules
 from palace_solver.game.state import PLAY_PHASE, State
-from palace_solver.sample.drawsearch import SearchConfig, decide, state_view
+from palace_solver.sample.drawsearch import SearchConfig, analyze_search, decide, state_view
 from palace_solver.sample.policies import GreedyBot, RandomBot
-from palace_solver.solve.engine import compiled
+from palace_solver.solve.engine import compiled, use_eval_weights
 
 E = compiled()
 CFG = SearchConfig(determinizations=8, nodes=2000, chance_width=0, rollouts=0, max_depth=2,
@@ -64,11 +64,17 @@ def _since_draws(obs):
     return obs
 
 
+def _load(theta):
+    """The shipped network, then these coefficients as its policy model."""
+    use_eval_weights("")
+    E.load_policy_weights(theta)
+
+
 @pytest.fixture
 def theta():
-    E.load_policy_weights(THETA)
+    _load(THETA)
     yield THETA
-    E.load_policy_weights([0.0] * E.POLICY_FEATURES)
+    E.unload_policy_weights()
 
 
 def test_the_policy_model_is_a_distribution_over_the_legal_moves(theta):
@@ -96,7 +102,7 @@ def test_no_observation_no_inference(theta):
 def test_a_hand_with_more_choices_explains_a_move_less():
     """Even a model indifferent between moves (every coefficient 0) weighs a candidate by
     1 / (its legal moves) per observed choice: the weights follow that exactly."""
-    E.load_policy_weights([0.0] * E.POLICY_FEATURES)
+    _load([0.0] * E.POLICY_FEATURES)
     for s, me, tracker in _endgame_positions(3, seed=5):
         view, hidden = state_view(s, me, tracker.known)
         obs = _since_draws(observations(s, me, tracker))
@@ -155,3 +161,29 @@ def test_weights_are_the_likelihood_of_the_observed_moves(theta):
         assert all(w[c] > 0 for c in raw["chosen"])
         checked += len(set(want)) > 1
     assert checked >= 3   # the model told the candidates apart in most positions
+
+
+def test_a_live_session_reports_what_the_others_did():
+    """Session.observations: bob's plays from unknown cards count as unknown cards played,
+    his refills as cards drawn, and the hint's analysis takes them (stats.inference)."""
+    from palace_solver.live.session import Session
+    from palace_solver.live.setup import Setup
+    s = Session(Setup(["me", "bob"], 0, Rules(), [4, 5, 13], [[2, 11, 12], [6, 6, 14]],
+                      first=1))
+    for line in ("bob 3", "me 4", "draw 9", "bob 7", "me 9", "draw 8", "bob pickup"):
+        assert s.apply(line).ok, line
+    obs = s.observations()
+    assert [(str(o["move"]), o["player"], o["drawn"]) for o in obs] == \
+        [("3", 1, 1), ("7", 1, 1), ("pickup", 1, 0)]
+    assert [o["up"][3] for o in obs] == [1, 0, 0] and obs[1]["up"][7] == 1
+    assert all(o["position"].perspective == 0 for o in obs)
+    pos = s.position()
+    _load(THETA)
+    try:
+        a = analyze_search(pos, samples=8, nodes=8000, seed=1, observations=obs, infer=4)
+        assert a.stats["inference"]["observations"] == 3
+        assert 1 <= a.stats["inference"]["effective_deals"] <= 32
+        plain = analyze_search(pos, samples=8, nodes=8000, seed=1, infer=4)
+        assert plain.stats["inference"] == {"observations": 0, "effective_deals": None}
+    finally:
+        E.unload_policy_weights()

@@ -68,13 +68,15 @@ SHOWN = 8
 
 def hint(pos: Position, time_budget: float = 2.0, seed: int = 0,
          hard_limit: float | None = None, engine: str | None = None, cancel=None,
-         on_start=None, history=None) -> dict:
+         on_start=None, history=None, observations=None) -> dict:
     """Suggestions for the player to move in ``pos`` (its perspective is the user),
     computed in a child process killed if it overruns ``hard_limit`` (default: the budget
     plus half of it plus a second), on Ctrl-C, or when ``cancel`` is set. ``on_start(seconds)``
     is called when the analysis starts (not for a forced move, answered at once).
     ``history``: the game's earlier positions from the same seat; reaching one again is a
     draw (the exact solver and the search count it: :func:`palace_solver.analysis.analyze`).
+    ``observations``: the others' earlier decisions (``Session.observations``), from which
+    the search infers their hidden hands.
 
     Returns a dict: ``ok``, ``message``, ``seconds``, ``mover`` (a name), ``notes`` (lines
     to show), ``odds`` (:func:`holding_odds`), and when ``ok``: ``method``, ``forced``,
@@ -106,8 +108,10 @@ def hint(pos: Position, time_budget: float = 2.0, seed: int = 0,
     if on_start is not None:
         on_start(time_budget)
     past = [h.to_json() for h in history or ()]
-    res = run_child(_position_job, (pos.to_json(), time_budget, seed, engine, past), limit,
-                    cancel)
+    seen = [{**o, "position": o["position"].to_json(), "move": str(o["move"])}
+            for o in observations or ()]
+    res = run_child(_position_job, (pos.to_json(), time_budget, seed, engine, past, seen),
+                    limit, cancel)
     res.update(base)
     if not res.get("ok"):
         return res
@@ -368,10 +372,10 @@ def _odds_lines(odds) -> list[str]:
 
 # -- the analysis in a child process -----------------------------------------------------------
 
-def _analyze(pos: Position, time_budget, seed, engine, history=None):
+def _analyze(pos: Position, time_budget, seed, engine, history=None, observations=None):
     try:
         return analyze(pos, time_budget=time_budget, seed=seed, engine=engine,
-                       history=history)
+                       history=history, observations=observations)
     except ImportError as e:
         missing = getattr(e, "name", None) or str(e)
         if is_exact_mode(pos) and engine is None and missing.endswith((".search", "search")):
@@ -386,11 +390,11 @@ class _Unavailable(Exception):
     pass
 
 
-def _position_job(pos_json, time_budget, seed, engine, history=()) -> dict:
+def _position_job(pos_json, time_budget, seed, engine, history=(), observations=()) -> dict:
     pos = Position.from_json(pos_json)
     past = [Position.from_json(h) for h in history]
     t0 = time.perf_counter()
-    a = _analyze(pos, time_budget * ANALYSIS_SHARE, seed, engine, past)
+    a = _analyze(pos, time_budget * ANALYSIS_SHARE, seed, engine, past, observations)
     out = {"ok": True, "message": "", "analysis": a.to_json()}
     if a.moves:
         rest = max(0.05, time_budget - (time.perf_counter() - t0))

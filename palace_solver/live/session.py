@@ -548,6 +548,39 @@ class Session:
                 out.append(self._position_of(s))
         return out
 
+    def observations(self, per_player: int = 8) -> list[dict]:
+        """The other players' recent decisions as the user saw them, for the inference of
+        their hands (:func:`palace_solver.sample.drawsearch.observations_of`): for each
+        player still holding cards the user has not seen, their last ``per_player`` plays
+        and pickups while the same players were in, oldest first, each with the table
+        before it, the unknown cards it played and the cards drawn after it."""
+        now = self.state
+        states = [u[0] for u in self._undo] + [now]
+        out, seen = [], {}
+        for i in range(len(self.events) - 1, -1, -1):
+            before, after = states[i], states[i + 1]
+            if not is_decision(before) or before.out != now.out:
+                continue
+            q = before.to_move
+            if q == self.me or not now.hands[q][UNKNOWN] or seen.get(q, 0) >= per_player:
+                continue
+            try:
+                kind, who, move = self.parse_event(self.events[i])
+            except LiveError:
+                continue
+            if kind != "move" or who != q or not isinstance(move, Move):
+                continue
+            up = [0] * 16
+            if move.kind == PLAY and before.source(q) == HAND:
+                up[move.rank] = max(0, move.count - before.hands[q][move.rank])
+            seats = [p for p in range(self.n) if not before.out[p]]
+            out.append({"position": self._position_of(before), "player": seats.index(q),
+                        "move": move, "up": up,
+                        "drawn": before.draw_pile - after.draw_pile})
+            seen[q] = seen.get(q, 0) + 1
+        out.reverse()
+        return out
+
     def _position_of(self, s: State) -> Position:
         """:func:`~palace_solver.game.view.seat_position` from the user's seat."""
         try:
@@ -635,7 +668,7 @@ class Session:
                                      on_start=on_start)
         return hints.hint(self.position(), time_budget, seed=seed, hard_limit=hard_limit,
                           engine=engine, cancel=cancel, on_start=on_start,
-                          history=self.history())
+                          history=self.history(), observations=self.observations())
 
 
 def _flipped(before: State, after: State) -> int:

@@ -45,7 +45,7 @@ from .stats import mean_ci
 
 __all__ = ["ENGINE", "ENGINE1", "ENGINE1_END", "ENGINE_END", "HINT", "HINT1", "HINT1_END",
            "HINT_END", "SearchConfig", "analyze_search",
-           "deal_lists", "decide", "history_of", "move_means", "position_view", "state_view"]
+           "deal_lists", "decide", "history_of", "move_means", "observations_of", "position_view", "state_view"]
 
 
 @dataclass(frozen=True)
@@ -183,6 +183,25 @@ def history_of(pos: Position, history) -> list:
     return [position_view(h) for h in repeatable(pos, history)]
 
 
+def observations_of(pos: Position, observed) -> list:
+    """The compiled observations of ``decide`` from position-level ones: each a dict with
+    ``position`` (a Position or its JSON: the table before the move, seen by the same
+    player as ``pos``), ``player`` (its seat there), ``move`` (a Move or its text), ``up``
+    (16 counts: the unknown cards the move played) and ``drawn`` (the cards the player
+    drew after it). Observations of another table (other seats in play) are left out."""
+    from ..game.moves import Move
+    out = []
+    for o in observed or ():
+        p = o["position"]
+        p = p if isinstance(p, Position) else Position.from_json(p)
+        if p.n != pos.n or [q.name for q in p.players] != [q.name for q in pos.players]:
+            continue
+        mv = o["move"] if isinstance(o["move"], Move) else Move.parse(o["move"])
+        view, hidden = position_view(p)
+        out.append((view, hidden, o["player"], mv, list(o["up"]), o["drawn"]))
+    return out
+
+
 def decide(view, hidden, cfg: SearchConfig = ENGINE, seed: int = 0,
            seconds: float | None = None, progress=None, history=None,
            observations=None) -> dict:
@@ -195,6 +214,8 @@ def decide(view, hidden, cfg: SearchConfig = ENGINE, seed: int = 0,
     eng = compiled()
     if cfg.eval != "cardcount" or (cfg.infer and observations):
         use_eval_weights(cfg.weights)
+    if observations and not eng.policy_loaded():
+        observations = None   # a network without a policy model: no inference
     old = eng.set_eval_mode(cfg.eval)
     try:
         return _decider(cfg).decide(view, hidden, seed & (2 ** 64 - 1), seconds or 0.0,
@@ -229,7 +250,7 @@ def deal_lists(raw: dict) -> list[list[tuple]]:
 def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | None = None,
                    time_budget: float | None = None, seed: int = 0,
                    config: SearchConfig | None = None, progress=None,
-                   history=None, **options) -> Analysis:
+                   history=None, observations=None, **options) -> Analysis:
     """The analysis of ``pos`` by the compiled search (module doc): every legal move with
     its mean loss vector over the deals and 95% intervals, best first.
 
@@ -242,6 +263,8 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
     agent switches). ``history``: the game's earlier positions, seen by the same player
     (the current one may be among them); the search scores reaching one as a draw, as the
     game does (RULES.md), instead of valuing ``pos`` as if the game started there.
+    ``observations``: the others' earlier decisions (:func:`observations_of`); with
+    ``config.infer`` the deals follow how well they explain them.
     """
     if config is None:
         config = HINT if pos.draw_pile > 0 else HINT_END
@@ -252,7 +275,8 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
     view, hidden = position_view(pos)
     each = None if progress is None else (lambda done: progress(done, cfg.determinizations))
     past = history_of(pos, history) if history else None
-    raw = decide(view, hidden, cfg, seed, time_budget, each, history=past)
+    obs = observations_of(pos, observations) if observations and cfg.infer else None
+    raw = decide(view, hidden, cfg, seed, time_budget, each, history=past, observations=obs)
     seconds = time.perf_counter() - t0
     k = raw["values"].shape[0]
     if progress is not None:
@@ -270,6 +294,8 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
              "depths": sorted(set(raw["depth"])),
              "exact_samples": sum(raw["exact"]), "sampled_chance_nodes": raw["sampled"],
              "config": cfg.to_json(), "seed": seed, "history": len(past or ()),
+             "inference": {"observations": raw.get("observations", 0),
+                           "effective_deals": round(raw["ess"], 1) if "ess" in raw else None},
              "nodes_per_second": round((raw["nodes"] + raw["playout_steps"]) / seconds)
              if seconds > 0 else None,
              "interval": "student-t on per-deal values; rule of three when all equal",

@@ -107,3 +107,5 @@ def use_eval_weights(name: str = "") -> None:
                                     for k in ("w1", "b1", "w2", "b2", "w3")), source=path)
             if "policy" in f.files:
                 eng.load_policy_weights(f["policy"].tolist())
+            else:
+                eng.unload_policy_weights()
