@@ -375,7 +375,8 @@ cdef class Decider:
         where a deal has no such move, possible only when the mover's own hand is dealt),
         "depth": [...],
         "exact": [...], "nodes": total, "playout_steps": total, "sampled": chance nodes
-        sampled, "evals": leaves}``. ``seconds`` > 0 also stops at that time (then the
+        sampled, "evals": leaves, "searched": deals searched (a deal met again reuses its
+        values)}``. ``seconds`` > 0 also stops at that time (then the
         answer depends on the machine): no new deal starts after it, and the deal being
         searched keeps its last finished iteration. ``progress(deals done)`` is called
         every 64 deals. ``history``: the game's earlier decision positions as ``(view,
@@ -392,7 +393,7 @@ cdef class Decider:
         cdef int hid[MAXP]
         cdef CState det = CState.__new__(CState)
         cdef uint64_t share
-        cdef uint64_t totals[4]
+        cdef uint64_t totals[5]
         cdef double deadline = now_seconds() + seconds if seconds > 0 else 0.0
         cdef PState* hist = NULL
         cdef int* hhid = NULL
@@ -481,7 +482,8 @@ cdef class Decider:
             free(odrawn)
         out = {"moves": moves, "values": values, "depth": depths, "exact": exacts,
                "nodes": totals[0],
-               "playout_steps": totals[1], "sampled": totals[2], "evals": totals[3]}
+               "playout_steps": totals[1], "sampled": totals[2], "evals": totals[3],
+               "searched": len(depths) - totals[4]}
         out.update(infer_out)
         return out
 
@@ -570,6 +572,7 @@ cdef class Decider:
         cdef DeepSearch sr = self.search
         cdef uint64_t st
         cdef uint64_t total_nodes = 0, total_steps = 0, total_sampled = 0, total_evals = 0
+        cdef uint64_t copies = 0
         cdef uint64_t words[MAX_WORDS]
         cdef uint64_t h
         cdef int nw = pack_nwords(&view.s)
@@ -595,6 +598,7 @@ cdef class Decider:
                 if j is not None:
                     if dv_copy_deal(dv, j) < 0:
                         raise MemoryError("decide: no memory for the values")
+                    copies += 1
                     depths.append(depths[j])
                     exacts.append(exacts[j])
                     continue
@@ -638,3 +642,4 @@ cdef class Decider:
         totals[1] = total_steps
         totals[2] = total_sampled
         totals[3] = total_evals
+        totals[4] = copies

@@ -261,8 +261,8 @@ class DetBot(_Base):
                      self.safety_seconds)
         vals = [(m, mean) for m, mean, _ in move_means(raw, state.n)]
         self.stats["searched"] += 1
-        self.stats["samples"] += len(raw["deals"])
-        self.stats["solves"] += len({id(d) for d in raw["deals"]})
+        self.stats["samples"] += raw["values"].shape[0]
+        self.stats["solves"] += raw["searched"]
         self.stats["nodes"] += raw["nodes"]
         self.stats["seconds"] += time.perf_counter() - t0
         return _greedy_pick(state, vals, me, rng)
