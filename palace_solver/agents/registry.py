@@ -35,7 +35,8 @@ A name may carry options, ``NAME:key=value:key=value``: ``engine:nodes=100000``,
 ``engine:rollouts=0`` (any :class:`~palace_solver.sample.drawsearch.SearchConfig` field of the
 draw phase; ``end_`` before a field sets the endgame's, ``engine:end_nodes=400000``;
 ``end=flat`` keeps the draw phase's search once the draw pile is empty, ``history=0``
-searches without the game's history, ``draw_limit``), ``os_ismcts:sims=100``,
+searches without the game's history, ``draw_limit``; ``budget=4`` multiplies the node
+budgets of both phases, ``engine:budget=0.25`` divides them), ``os_ismcts:sims=100``,
 ``det:samples=16``, ``ismcts:iterations=400``, ``rollout:seconds=2``, ``hint:seconds=1``,
 ``server_ismcts:sims=1000:c=0.7:grow=1``, ``mos_uct:nodes=513:c=2:cap=1000:policy=robust``.
 
@@ -144,7 +145,11 @@ def openspiel_available() -> bool:
     return True
 
 
-def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, **kw):
+def _scaled(cfg, budget):
+    return cfg if budget == 1 else cfg.with_(nodes=max(1, round(cfg.nodes * budget)))
+
+
+def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1, **kw):
     if end not in ("deep", "flat"):
         raise TypeError(f"end={end!r}: deep or flat")
     endgame = ENGINE_END if end == "deep" else None
@@ -153,8 +158,9 @@ def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, **kw):
         if endgame is None:
             raise TypeError("end_* options need end=deep")
         endgame = endgame.with_(**end_kw)
-    return SearchBot(seed, ENGINE.with_(**kw), draw_limit=draw_limit, seconds=seconds,
-                     endgame=endgame, use_history=bool(history))
+    return SearchBot(seed, _scaled(ENGINE.with_(**kw), budget), draw_limit=draw_limit,
+                     seconds=seconds, endgame=endgame and _scaled(endgame, budget),
+                     use_history=bool(history))
 
 
 def _engine1(seed, draw_limit=None, seconds=None, **kw):
