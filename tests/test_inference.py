@@ -187,3 +187,24 @@ def test_a_live_session_reports_what_the_others_did():
         assert plain.stats["inference"] == {"observations": 0, "effective_deals": None}
     finally:
         E.unload_policy_weights()
+
+
+def test_the_history_of_positions_shows_the_others_moves():
+    """analyze --history: consecutive positions one move of another player apart give that
+    move as an observation, the same as the live session's record of it."""
+    from palace_solver.live.session import Session
+    from palace_solver.live.setup import Setup
+    from palace_solver.sample.drawsearch import observed_in_history
+    s = Session(Setup(["me", "bob"], 0, Rules(), [4, 5, 13], [[2, 11, 12], [6, 6, 14]],
+                      first=1))
+    for line in ("bob 3", "me 4", "draw 9", "bob 7", "me 9", "draw 8", "bob pickup"):
+        assert s.apply(line).ok, line
+    from palace_solver.game.view import is_decision
+    every = [s._position_of(u[0]) for u in s._undo if is_decision(u[0])]
+    got = observed_in_history(s.position(), every)
+    want = s.observations()
+    assert [(str(o["move"]), o["player"], o["up"], o["drawn"]) for o in got] == \
+        [(str(o["move"]), o["player"], o["up"], o["drawn"]) for o in want]
+    # the user's own positions only: each is two moves from the next, nothing is certain
+    mine = [p for p in every if p.to_move == p.perspective]
+    assert observed_in_history(s.position(), mine) == []

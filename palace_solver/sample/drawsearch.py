@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from ..game.cards import NRANK, RANKS
-from ..game.position import Position
+from ..game.position import Position, to_text
 from ..game.state import State
 from ..game.view import repeatable
 from ..solve.engine import compiled, use_eval_weights
@@ -45,7 +45,8 @@ from .stats import mean_ci
 
 __all__ = ["ENGINE", "ENGINE1", "ENGINE1_END", "ENGINE_END", "HINT", "HINT1", "HINT1_END",
            "HINT_END", "SearchConfig", "analyze_search",
-           "deal_lists", "decide", "history_of", "move_means", "observations_of", "position_view", "state_view"]
+           "deal_lists", "decide", "history_of", "move_means", "observations_of",
+           "observed_in_history", "position_view", "state_view"]
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,49 @@ def observations_of(pos: Position, observed) -> list:
     return out
 
 
+def observed_in_history(pos: Position, history) -> list[dict]:
+    """The others' decisions that a list of positions shows (``palace analyze --history``):
+    wherever two consecutive positions of ``history`` + ``[pos]``, seen by the same player,
+    differ by one move of another player (its refill included), that move, with what
+    :func:`observations_of` needs. Positions further apart (several moves between them)
+    show nothing certain and are skipped."""
+    from ..game.view import (NoPositionError, is_decision, possible_moves, reveal,
+                             seat_position, seat_state, settle_refills)
+    seq = list(history or ()) + [pos]
+    out = []
+    for a, b in zip(seq, seq[1:]):
+        if a.perspective is None or a.to_move == a.perspective or a.n != b.n:
+            continue
+        s = seat_state(a)
+        q, me = s.to_move, a.perspective
+        names = [p.name for p in a.players]
+        want = to_text(b)
+        found = []
+        for mv in possible_moves(s):
+            t = s.clone()
+            up = [0] * 16
+            try:
+                if mv.kind == "play" and sum(t.hands[q]):
+                    up[mv.rank] = reveal(t, q, mv.rank, mv.count)
+                t.apply(mv)
+            except ValueError:
+                continue
+            draw = t.draw_pile
+            settle_refills(t, me)
+            if not is_decision(t):
+                continue
+            try:
+                got = seat_position(t, names, me)
+            except (NoPositionError, ValueError):
+                continue
+            if to_text(got) == want:
+                found.append({"position": a, "player": q, "move": mv, "up": up,
+                              "drawn": draw - t.draw_pile})
+        if len(found) == 1:
+            out.append(found[0])
+    return out
+
+
 def decide(view, hidden, cfg: SearchConfig = ENGINE, seed: int = 0,
            seconds: float | None = None, progress=None, history=None,
            observations=None) -> dict:
@@ -264,7 +308,8 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
     (the current one may be among them); the search scores reaching one as a draw, as the
     game does (RULES.md), instead of valuing ``pos`` as if the game started there.
     ``observations``: the others' earlier decisions (:func:`observations_of`); with
-    ``config.infer`` the deals follow how well they explain them.
+    ``config.infer`` the deals follow how well they explain them. Without them, those the
+    ``history`` shows (:func:`observed_in_history`).
     """
     if config is None:
         config = HINT if pos.draw_pile > 0 else HINT_END
@@ -275,6 +320,8 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
     view, hidden = position_view(pos)
     each = None if progress is None else (lambda done: progress(done, cfg.determinizations))
     past = history_of(pos, history) if history else None
+    if cfg.infer and observations is None and history:
+        observations = observed_in_history(pos, history)   # analyze --history
     obs = observations_of(pos, observations) if observations and cfg.infer else None
     raw = decide(view, hidden, cfg, seed, time_budget, each, history=past, observations=obs)
     seconds = time.perf_counter() - t0
