@@ -42,12 +42,14 @@ PACKAGES = ("palace-solver", "numpy", "Cython", "networkx", "starlette", "uvicor
 
 def git_commit(cwd: Path | None = None) -> tuple[str | None, bool]:
     """``(commit, dirty)`` of the checkout holding ``cwd`` (default: this file's), or
-    ``(None, False)`` outside one."""
+    ``(None, False)`` outside one. Dirty: a tracked file other than a result differs from
+    the commit (a runner rewriting a result file does not make the code it ran dirty)."""
     cwd = cwd or Path(__file__).resolve().parent
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                               cwd=cwd, check=True).stdout.strip()
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no",
+                                 "--", ":/", ":(exclude,top)benchmarks/results/"],
                                 capture_output=True, text=True, cwd=cwd, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None, False
@@ -79,9 +81,10 @@ def record(argv=None) -> dict:
     """The provenance of a run starting now (``argv``: default ``sys.argv``)."""
     argv = list(sys.argv if argv is None else argv)
     if argv and argv[0].endswith(".py"):
+        # the script as run from the checkout's root: python benchmarks/perft.py
         here = Path(argv[0]).resolve()
         try:
-            argv[0] = str(here.relative_to(Path.cwd()))
+            argv[0] = str(here.relative_to(RESULTS.parents[1]))
         except ValueError:
             argv[0] = str(here)
         argv = ["python"] + argv

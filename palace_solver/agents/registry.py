@@ -17,9 +17,9 @@
 | rollout     | the sampled analysis before the compiled search (one ply, then greedy        |
 |             | playouts in Python) at 0.5 s a decision, kept as a baseline                  |
 | det         | the determinization bot over the compiled deepening search, greedy while     |
-|             | the draw pile holds cards (the tournament's), kept as a baseline             |
+|             | the draw pile holds cards, kept as a baseline                                |
 | ismcts      | SO-ISMCTS with greedy playouts, 100 iterations, greedy while the draw pile   |
-|             | holds cards (the tournament's)                                               |
+|             | holds cards, kept as a baseline                                              |
 | greedy, lowest, random | the simple bots of :mod:`palace_solver.sample.policies`          |
 | os_ismcts   | OpenSpiel's ISMCTS, 1,000 simulations, random rollouts on the compiled       |
 |             | engine (only with the ``openspiel`` extra)                                   |
