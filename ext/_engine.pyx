@@ -20,6 +20,11 @@ from palace_solver.game.cards import RANKS
 
 include "core.pxi"
 include "tt.pxi"
+include "exact_keys.pxi"
+include "exact_parallel.pxi"
+include "exact_merge.pxi"
+include "exact_build.pxi"
+include "exact_solve.pxi"
 include "exact.pxi"
 include "evaluate.pxi"
 include "chance.pxi"
@@ -361,6 +366,11 @@ cdef class TranspositionTable:
     @property
     def nbuckets(self):
         return self.t.nbuckets
+
+    @property
+    def bytes(self):
+        """Bytes of the slots (headers, values and key words): at most the size asked."""
+        return tt_bytes(&self.t)
 
     @property
     def capacity(self):

@@ -9,9 +9,11 @@ to the time and reused; a graph that cannot fit in memory is refused in one line
 from __future__ import annotations
 
 import json
+import math
 import pathlib
 import random
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from exact_gen import random_exact_state, random_rules, walk_against_reference
@@ -24,6 +26,7 @@ from palace_solver.game.position import Position
 from palace_solver.game.rules import Rules
 from palace_solver.solve import compiled
 from palace_solver.solve.compiled import GraphTooLargeError, solve_compiled
+from palace_solver.solve import deepening
 from palace_solver.solve.deepening import new_search, search_deepening, table_mb
 from palace_solver.solve.exact import ExactSolver
 
@@ -68,11 +71,13 @@ def test_threads_and_layout_never_change_a_value(seed, n):
     for merge in (True, False):
         one = _graph(s, 1, merge=merge)
         base = one.graph_digest()
-        vals = [one.node_value(u) for u in range(one.node_count())]
+        vals = np.asarray(one.values())
+        assert vals.shape == (one.node_count(), n)
+        assert [one.node_value(u) for u in range(one.node_count())] == vals.tolist()
         for threads, bmi2 in ((2, True), (3, True), (2, False), (1, False)):
             g = _graph(s, threads, bmi2, split_all=True, merge=merge)
             assert g.graph_digest() == base
-            assert [g.node_value(u) for u in range(g.node_count())] == vals
+            assert np.array_equal(np.asarray(g.values()), vals)
             assert g.root_moves() == one.root_moves()
         got = dict((str(m), v) for m, v in one.root_moves())
         for mv in ref.moves:
@@ -158,9 +163,19 @@ def test_an_unreachable_graph_goes_straight_to_deepening():
 
 
 def test_table_is_sized_to_the_budget():
-    assert table_mb(0.2) <= 32
-    assert table_mb(0.2) < table_mb(1.0) <= table_mb(10.0) == 256
-    assert table_mb(None) == 256 and table_mb(0.2, 7) == 7
+    """The table grows with the budget, by doubling from the smallest size, until it is big
+    enough for the budget's nodes or reaches the default; --hash overrides it."""
+    budgets = [0.001, 0.01, 0.05, 0.2, 0.5, 1.0, 2.0, 10.0, 1000.0]
+    sizes = [table_mb(b) for b in budgets]
+    assert sizes == sorted(sizes) and sizes[0] < sizes[-1] == deepening.DEFAULT_HASH_MB
+    for b, mb in zip(budgets, sizes):
+        ratio = mb / deepening.HASH_MIN_MB
+        assert ratio == 2 ** round(math.log2(ratio))            # a doubling of the smallest
+        need = b * deepening.HASH_MB_PER_SECOND
+        assert mb >= min(need, deepening.DEFAULT_HASH_MB)       # big enough for the budget
+        assert mb == deepening.HASH_MIN_MB or mb / 2 < need     # and no bigger than that
+    assert table_mb(None) == deepening.DEFAULT_HASH_MB
+    assert table_mb(0.2, 7) == 7 and table_mb(None, 3.5) == 3.5
 
 
 def test_a_reused_table_searches_as_a_new_one():
@@ -206,13 +221,33 @@ def test_a_fixed_point_that_cycles_is_flagged_by_both_solvers():
 
 def test_a_converged_fixed_point_says_so():
     rng = random.Random(2)
-    while True:
+    for _ in range(200):
         s = random_exact_state(rng, 3, Rules(), **dict(TINY, hand=(0, 1)))
-        if solve_compiled(s).stats["nodes"] <= 2000:
+        a = solve_compiled(s)
+        if a.stats["nodes"] <= 2000 and a.stats["fixed_point"]["layers"] > 0:
             break
+    else:
+        pytest.fail("no small three-player position with a 3+ player layer in 200 draws")
     for a in (solve_compiled(s), ExactSolver(s).analysis()):
         assert a.stats["converged"] is True and a.stats["fixed_point"]["cycling"] == 0
-    assert "fixed_point" not in solve_compiled(_case(3, 2)).stats
+        assert a.stats["fixed_point"]["layers"] > 0     # there was a fixed point to settle
+    two = solve_compiled(_case(3, 2))
+    assert len(_case(3, 2).active()) == 2 and "fixed_point" not in two.stats
+
+
+def test_values_are_the_node_values_in_one_array():
+    s = _case(5, 3)
+    g = eng.ExactGraph(eng.CState.from_state(s))
+    assert g.build()
+    with pytest.raises(ValueError, match="solved"):
+        g.values()
+    g.solve()
+    out = np.full((g.node_count() + 3, s.n), -1.0)
+    g.values(out)                                   # filled in place
+    assert out[:g.node_count()].tolist() == [g.node_value(u) for u in range(g.node_count())]
+    assert (out[g.node_count():] == -1.0).all()     # rows past the graph are left alone
+    with pytest.raises(ValueError, match="array of"):
+        g.values(np.zeros((g.node_count(), s.n + 1)))
 
 
 def _history_walk(s, rng, plies=10):

@@ -1,85 +1,20 @@
 """`palace live` from the deal: the swap phase (`--deal`, `me up ...`, `bob up ...`), the
 layout hint (the analysis of `palace swap`), the first player, then complete simulated games
-checked against the truth after every event (as tests/test_live.py does after the swap)."""
+checked against the truth after every event (tests/livesim.py, as tests/test_live.py does
+after the swap)."""
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 from click.testing import CliRunner
+from livesim import Knowledge, check_against_truth, signature, simulate_deal
 from palace_solver.cli.main import cli
-from test_live import BOTS, Knowledge, _sample, check_against_truth, signature
 
-from palace_solver.game.cards import ranks_of, rank_name
-from palace_solver.game.moves import FLIP
+from palace_solver.game.cards import ranks_of
 from palace_solver.game.rules import Rules
-from palace_solver.game.state import DEAL, LAYOUT_PHASE, State
 from palace_solver.jobs.swap import layouts
 from palace_solver.live.session import LiveError, Session, Setup
-from palace_solver.sample.policies import make_bot
-
-
-def simulate_deal(rules, n, seed, me, cap=300, first_card=None):
-    """(setup, events) of a game from the deal: the user's cards as dealt, every player's
-    layout (in a shuffled order), then the play as in tests/test_live.simulate.
-    ``first_card``: the rank of the first card dealt (face up, left of the dealer)."""
-    others = iter(["bob", "carol", "dave", "eve", "fay"])
-    names = ["me" if i == me else next(others) for i in range(n)]
-    state = State.new_game(rules, n)
-    rng = random.Random(f"live-deal-chance-{seed}")
-    brng = random.Random(f"live-deal-bots-{seed}")
-    bots = [make_bot(BOTS[(i + seed) % len(BOTS)]) for i in range(n)]
-    if first_card is not None:
-        state.apply(first_card)
-    while state.phase == DEAL:
-        state.apply(_sample(state, rng))
-    dealt = ranks_of([a + b for a, b in zip(state.hands[me], state.face_up[me])])
-    # Odd seeds also say which cards were dealt face up, in order (rule 3 looks there).
-    up = [r for q, r in state.dealt_up if q == me] if seed % 2 and not rules.choose_face_up \
-        else None
-    setup = Setup(names, me, rules, [], [[] for _ in range(n)], deal=dealt, deal_up=up)
-    lay = []
-    while state.phase == LAYOUT_PHASE:
-        p = state.to_move
-        m = bots[p].choose(state, brng)
-        state.apply(m)
-        lay.append(f"{names[p]} {m}")
-    random.Random(seed).shuffle(lay)
-    evs = [(t, None, None, None) for t in lay]
-    evs[-1] = (lay[-1], None, state.clone(), None)
-    while state.is_chance() and state.pending[0] == "start":
-        before = state.clone()
-        r = _sample(state, rng)
-        state.apply(r)
-        evs.append((f"start {rank_name(r)}", before, state.clone(), None))
-    seen = set()
-    while not state.is_terminal() and len(seen) < cap:
-        if state.key() in seen:
-            break
-        seen.add(state.key())
-        before = state.clone()
-        p = state.to_move
-        m = bots[p].choose(state, brng)
-        src = state.source(p)
-        state.apply(m)
-        if m.kind == FLIP:
-            r = _sample(state, rng)
-            state.apply(r)
-            text = f"{names[p]} flip {rank_name(r)}"
-        else:
-            text = f"{names[p]} {m}"
-        while state.is_chance() and state.pending[1] != me:
-            state.apply(_sample(state, rng))
-        evs.append((text, before, state.clone(), (p, m, src)))
-        if state.is_chance():
-            before = state.clone()
-            drawn = []
-            while state.is_chance():
-                drawn.append(_sample(state, rng))
-                state.apply(drawn[-1])
-            evs.append(("draw " + " ".join(map(rank_name, drawn)), before, state.clone(), None))
-    return setup, evs
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from ptyutil import terminal_sigint
-from test_live_deal import simulate_deal
+from livesim import simulate_deal
 
 from palace_solver.game.cards import rank_name
 from palace_solver.game.rules import Rules

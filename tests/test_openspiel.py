@@ -255,24 +255,35 @@ def test_ismcts_bot_plays_complete_games(params, max_turns):
     sampler = pyspiel.UniformProbabilitySampler(7, 0., 1.)  # seeded: a repeatable test
     bot.set_resampler(lambda state, player: state.resample_from_infostate(player, sampler))
     st = game.new_initial_state()
-    bot_moves = 0
+    bot_moves = decisions = 0
     while not st.is_terminal():
         if st.is_chance_node():
             actions, probs = zip(*st.chance_outcomes())
             st.apply_action(rs.choice(actions, p=probs))
-        elif st.current_player() == 0:
+            continue
+        decisions += 1
+        if st.current_player() == 0:
             a = bot.step(st)
             assert a in st.legal_actions()
             st.apply_action(a)
             bot_moves += 1
         else:
             st.apply_action(rs.choice(st.legal_actions()))
-    assert bot_moves > 0
-    assert sum(st.returns()) == pytest.approx(params["players"] - 1)
     assert isinstance(st, PalaceState)
-    print(params, "turns", st._d.turns, "capped", st._d.capped, "returns", st.returns())
-    if params["players"] == 4:
-        assert not st._d.capped
+    n = params["players"]
+    # every decision was counted against the cap, and the bot had its turns among them
+    assert st.turns == decisions <= max_turns and 0 < bot_moves < decisions
+    returns = st.returns()
+    assert sum(returns) == pytest.approx(n - 1)
+    if st._d.capped:
+        # a game stopped at the cap is a draw: the players still in share the loss
+        assert st.turns == max_turns and not st.engine.is_terminal()
+        still_in = [r for r, out in zip(returns, st.engine.out) if not out]
+        assert still_in == pytest.approx([1 - 1 / len(still_in)] * len(still_in))
+    else:
+        assert st.engine.is_terminal() and returns == [1.0 - x for x in st.engine.loss]
+    if n == 4:
+        assert not st._d.capped         # short enough to end by the rules
 
 
 def test_observers_public_and_perfect_information():

@@ -54,12 +54,16 @@ def test_store_probe_round_trip():
     assert (s["stores"], s["hits"], s["probes"], s["occupied"]) == (2, 3, 5, 2)
 
 
-def test_size_is_power_of_two_buckets():
-    t = TT(1.0, 6)
-    nb = t.nbuckets
-    assert nb & (nb - 1) == 0
-    assert t.capacity == 4 * nb
-    assert t.capacity * (40 + 6 * 8) <= 1 << 20 < 2 * t.capacity * (40 + 6 * 8)
+def test_the_table_is_the_largest_power_of_two_buckets_within_its_size():
+    for mb, nwords in ((1.0, 6), (1.0, 1), (4.0, 3), (0.3, 2)):
+        t = TT(mb, nwords)
+        nb = t.nbuckets
+        assert nb & (nb - 1) == 0 and t.capacity % nb == 0
+        # within the size asked, and no room for twice the buckets
+        assert t.bytes <= mb * 2**20 < 2 * t.bytes, (mb, nwords)
+    # wider keys take more room a slot
+    wide, narrow = TT(1.0, 6), TT(1.0, 1)
+    assert wide.bytes / wide.capacity > narrow.bytes / narrow.capacity
     assert TT(0.0, 6).nbuckets == 1
 
 
