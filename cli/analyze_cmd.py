@@ -28,24 +28,27 @@ def _names(pos) -> list[str]:
 
 def _table(pos, a) -> str:
     names = _names(pos)
-    w = max(8, *(len(str(m.move)) for m in a.moves)) if a.moves else 8
+    w = max(8, *(len(str(m.move)) + 2 for m in a.moves)) if a.moves else 8
     head = f"  {'move':<{w}}  " + "  ".join(f"{'loss ' + n:>16}" for n in names)
     rows = [head]
     cis = a.stats.get("move_ci95") or {}
     tied = ties(a)
+    st = a.stats
+    partial = any(m.resolved is False for m in a.moves)
     for i, m in enumerate(a.moves):
         cells = []
         for j, x in enumerate(m.loss):
-            cell = f"{100 * float(x):.2f}%"
+            cell = ("~" if m.resolved is False else "") + f"{100 * float(x):.2f}%"
             ci = cis.get(str(m.move))
             if ci:
                 lo, hi = ci[j]
                 cell += f" ±{100 * (float(hi) - float(lo)) / 2:.1f}"
             cells.append(f"{cell:>16}")
         mark = "*" if i == 0 else " "
+        status = ("" if not partial else "  proven" if m.resolved else
+                  f"  estimate (depth {st.get('depth')})")
         rows.append(f"{mark} {str(m.move):<{w}}  " + "  ".join(cells)
-                    + ("  tied" if tied[i] else ""))
-    st = a.stats
+                    + ("  tied" if tied[i] else "") + status)
     info = [f"method {a.method}"]
     if "depth" in st:
         info.append(f"depth {st['depth']}")
@@ -58,18 +61,35 @@ def _table(pos, a) -> str:
         info.append(f"{a.samples} samples")
     if "seconds" in st:
         info.append(f"{st['seconds']:.3f} s")
-    pos_loss = "  ".join(f"{names[i]} {100 * float(x):.2f}%" for i, x in enumerate(a.loss))
+    mover = a.to_move
+    pos_loss = "  ".join(f"{names[i]} {'~' if partial else ''}{100 * float(x):.2f}%"
+                         for i, x in enumerate(a.loss))
     notes = []
+    if partial:
+        k = st.get("resolved_moves", sum(m.resolved is True for m in a.moves))
+        line = (f"note: not resolved: the search reached depth {st.get('depth')} without "
+                f"seeing every line to its end; {k} of {len(a.moves)} moves proven (exact "
+                f"figures), the figures marked ~ are the horizon evaluation's estimates, and "
+                f"the order of the moves rests on them")
+        if st.get("loss_at_most") is not None:
+            line += (f"; {names[mover]}'s loss is at most "
+                     f"{100 * st['loss_at_most']:.2f}% (the best proven move)")
+        notes.append(line + ". More --time (or no limit) resolves more.")
     fp = st.get("fixed_point")
     if fp and fp.get("cycling"):
-        period = f" (period {fp['max_period']})" if fp.get("max_period") else ""
-        notes.append(f"note: with 3+ players the fixed point did not converge in "
-                     f"{fp['cycling']} of {fp['layers']} layers: the sweeps cycle{period}, and "
-                     f"the values are those after {MAX_SWEEPS:,} sweeps, not a fixed point")
+        period = f", every {fp['max_period']} rounds" if fp.get("max_period") else ""
+        notes.append(
+            f"note: with three or more players, in part of this game ({fp['cycling']} of "
+            f"{fp['layers']} stages) the players' best answers chase each other in a circle: "
+            f"each one's best move changes another's, and round it goes{period}. There is no "
+            f"one stable value there; the figures are where the calculation stopped after "
+            f"{MAX_SWEEPS:,} rounds. Take them as approximate: moves whose figures are close "
+            f"may be in either order.")
     legend = []
     if any(tied):
-        legend = ["", "tied: the move's 95% interval of the mover's loss overlaps the best "
-                  "move's (*)"]
+        legend = ["", ("tied: the move's 95% interval of the mover's loss overlaps the best "
+                       "move's (*)") if cis else
+                  "tied: the same figure as the best move's (*)"]
     return "\n".join([f"position: {to_text(pos)}",
                       f"to move: {names[a.to_move]}   loss now: {pos_loss}",
                       " · ".join(info), "", *rows, *legend] + ([""] + notes if notes else []))
@@ -190,6 +210,8 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
     history = _history(history_file) if history_file else None
     if progress is None:
         progress = sys.stderr.isatty()
+    if progress and time_budget is None and depth is None:
+        _warn_long(pos, method, engine, threads)
     bar = _Progress() if progress else None
     try:
         a = run(pos, time_budget=time_budget, depth=depth, hash_mb=hash_mb, method=method,
@@ -207,10 +229,17 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
     line = None
     if show_line or tree_file:
         if a.graph is None:
-            if tree_file or show_line:
-                click.echo("palace: --line/--tree need the whole solved graph (an exact "
-                           "answer without --depth); the time budget ran out first",
-                           err=True)
+            if a.method not in ("exact", "depth_limited"):
+                why = ("this position has hidden hand cards or a draw pile, which the search "
+                       "analyzes without a graph")
+            elif depth is not None:
+                why = "--depth searches without building the graph"
+            elif time_budget is not None:
+                why = "the time budget ran out first"
+            else:
+                why = "the graph was too large to build"
+            click.echo(f"palace: --line/--tree need the whole solved graph (an exact-mode "
+                       f"position solved whole): {why}", err=True)
         else:
             from palace_solver.solve.line import (
                 format_line,
@@ -220,7 +249,7 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
                 write_graph,
             )
             if show_line:
-                line = line_from_graph(a.graph, max_plies=line_plies)
+                line = line_from_graph(a.graph, max_plies=line_plies, names=_names(pos))
             if tree_file:
                 g = graph_to_networkx(a.graph, max_nodes=tree_nodes, describe=to_text)
                 try:
@@ -242,6 +271,34 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
     if tree_file and "tree" in a.stats:
         t = a.stats["tree"]
         click.echo(f"\ngraph written to {t['file']} ({t['nodes']} nodes, {t['edges']} edges)")
+
+
+def _warn_long(pos, method, engine, threads) -> None:
+    """Before a whole-graph solve without a time budget that may take long: the estimate."""
+    from palace_solver.analysis import is_exact_mode
+    from palace_solver.solve.compiled import estimate_seconds
+    from palace_solver.solve.engine import cython_available
+
+    if method not in ("auto", "exact") or not is_exact_mode(pos) or engine == "python" \
+            or not cython_available():
+        return
+    nodes, secs = estimate_seconds(pos.to_state(), threads)
+    if secs >= LONG_SECONDS:
+        click.echo(f"palace: about {nodes:,.0f} positions to solve exactly: roughly "
+                   f"{_duration(secs)} here (the estimate can be 3x off either way); "
+                   f"--time SECONDS answers within that time instead", err=True)
+
+
+#: A run predicted to take longer than this says so before it starts.
+LONG_SECONDS = 10.0
+
+
+def _duration(secs: float) -> str:
+    if secs < 90:
+        return f"{secs:.0f} s"
+    if secs < 5400:
+        return f"{secs / 60:.0f} min"
+    return f"{secs / 3600:.1f} h"
 
 
 def _history(path: str) -> list:

@@ -9,7 +9,7 @@ from palace_solver.cli.common import fail as _fail
 
 from palace_solver.game.cards import CardError, names, parse_rank
 from palace_solver.agents.registry import AgentError, parse_agent
-from palace_solver.jobs.swap import rank_layouts
+from palace_solver.jobs.swap import estimate_seconds, rank_layouts
 from palace_solver.sample.policies import BOTS
 
 
@@ -78,6 +78,12 @@ def swap(cards, players, rules_name, variants, seat, others, games, bot, agent, 
             parse_agent(agent)
         except AgentError as e:
             _fail(str(e))
+    if progress and ray_address is None:
+        try:
+            _say_estimate(rules, players, mine, others_up, seat, games, seed,
+                          bot.strip().lower(), agent, jobs)
+        except ValueError as e:
+            _fail(str(e))
     try:  # ValueError: impossible cards, or a BatchError (another run's --output, no Ray)
         res = rank_layouts(rules, players, mine, others_up, seat=seat, games=games, seed=seed,
                            jobs=jobs, bot=bot.strip().lower(), progress=progress,
@@ -100,6 +106,27 @@ def swap(cards, players, rules_name, variants, seat, others, games, bot, agent, 
         click.echo(f"{' '.join(names(v.move.layout)):<14} "
                    f"{' '.join(names(_rest(mine, v.move.layout))):<14} {v.loss:>6.3f}  "
                    f"[{v.ci95[0]:.3f}, {v.ci95[1]:.3f}]")
+
+
+def _duration(secs: float) -> str:
+    if secs < 90:
+        return f"{secs:.0f} s"
+    if secs < 5400:
+        return f"{secs / 60:.0f} min"
+    return f"{secs / 3600:.1f} h"
+
+
+def _say_estimate(rules, players, mine, others_up, seat, games, seed, bot, agent, jobs):
+    """Before the run: how long it will take (a probe game, about a second)."""
+    est = estimate_seconds(rules, players, mine, others_up, seat, games, seed, bot, agent,
+                           jobs)
+    who = agent or bot
+    line = (f"palace swap: {est['layouts']} layouts x {games} games = {est['games']:,} games, "
+            f"about {est['per_game']:.2g} s a game with {who}: roughly "
+            f"{_duration(est['seconds'])} on {jobs} job{'s' if jobs != 1 else ''}")
+    if agent is not None and est["seconds"] > 120:
+        line += " (--agent none plays greedy playouts, about a hundred times faster)"
+    click.echo(line, err=True)
 
 
 def _rest(cards, layout) -> list[int]:

@@ -99,6 +99,8 @@ cdef class DeepSearch:
     cdef uint64_t hkeys[HISTMAX]   # hashes of the game's earlier positions (set_history)
     cdef int nhist
     cdef bint cut, aborted
+    cdef bint open_moves[MAX_MOVES]   # per root move of the last iterate: met a horizon
+    cdef int n_open                   # root moves of the last completed iterate
     cdef double deadline
     cdef bint tt_ok
     cdef public bint plain      # plain expectiminimax: no table, no pruning (benchmarks)
@@ -326,9 +328,11 @@ cdef class DeepSearch:
                       double* vals) noexcept nogil:
         """iterate in C: the root moves into `moves` and their loss vectors into `vals`
         (n per move); returns the number of moves, or -1 when the time ran out first.
-        `self.cut` tells whether a horizon or a sampled chance node was met."""
+        `self.cut` tells whether a horizon or a sampled chance node was met, and
+        `open_moves` which root moves met one (see unresolved)."""
         cdef PState c
         cdef int nm, j, i
+        cdef bint was_cut
         cdef double vec[MAXP]
         cdef uint64_t words[MAX_WORDS]
         self.cut = False
@@ -340,6 +344,8 @@ cdef class DeepSearch:
         self.path[0] = hash_words(words, self.nw)
         nm = gen_moves(&self.root, moves)
         for j in range(nm):
+            was_cut = self.cut
+            self.cut = False
             copy_state(&c, &self.root)
             apply_move(&c, moves[j])
             self.minrep = MAXPLY
@@ -350,9 +356,22 @@ cdef class DeepSearch:
                 self._after_move_n(&c, depth - 1, 1, vec)
             if self.aborted:
                 return -1
+            # A value that used a repetition of the root itself (minrep 0) is the value
+            # with the root on the line, not the move's own: not resolved either.
+            self.open_moves[j] = self.cut or self.minrep == 0
+            self.cut = self.cut or was_cut
             for i in range(self.n):
                 vals[j * self.n + i] = vec[i]
+        self.n_open = nm
         return nm
+
+    def unresolved(self):
+        """Per root move of the last completed iterate, in its order: True where the move's
+        search met a horizon (or a sampled chance node), or came back to the root (a value
+        that depends on the line), so its value is an estimate; False where every line
+        under it ended, so its value is exact (a move is resolved on its own, before the
+        whole iteration is)."""
+        return [bool(self.open_moves[j]) for j in range(self.n_open)]
 
     # -- two players ------------------------------------------------------------------------
     cdef inline double _loss0(self, const PState* s) noexcept nogil:

@@ -221,7 +221,10 @@ def test_bench_quick_on_a_subset(tmp_path):
         d = row["deepening"]["0.2"]
         assert d["depth"] >= 1 and d["nodes"] > 0
         assert row["plain"]["depth"] >= 1 and row["plain"]["ratio"] > 0
-    assert js["summary"]["largest_exact_within_10s"]["name"] in {"2p-h1u1d1-0", "2p-h1u1d1-1"}
+    # --quick gives the exact solve 2 s: the summary speaks of that limit, no longer one
+    assert js["summary"]["largest_exact_within_2s"]["name"] in {"2p-h1u1d1-0", "2p-h1u1d1-1"}
+    assert not any(k.startswith("largest_exact_within_") and k != "largest_exact_within_2s"
+                   for k in js["summary"])
     assert r.stderr.splitlines() == ["[1/2] 2p-h1u1d1-0", "[2/2] 2p-h1u1d1-1"]
     # One's own suite file, and the table output.
     suite = tmp_path / "suite.jsonl"
@@ -235,6 +238,10 @@ def test_bench_quick_on_a_subset(tmp_path):
     nodes = int(row.split()[2].replace(",", ""))
     assert nodes == reference(ENDGAME).stats["nodes"]
     assert not math.isnan(float(row.split()[1]))
+    # The summary in words: no Python dicts, no limit the run did not have.
+    assert "{'" not in r.stdout and "': " not in r.stdout and "}" not in r.stdout
+    assert any(x.startswith("largest solved exactly within 2s: endgame (") for x in out)
+    assert "60s" not in r.stdout and "10s" not in r.stdout
 
 
 def test_the_bench_compares_the_compiled_solver_with_the_python_reference():

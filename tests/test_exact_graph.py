@@ -216,7 +216,9 @@ def test_a_fixed_point_that_cycles_is_flagged_by_both_solvers():
         assert got[str(m.move)] == pytest.approx([float(x) for x in m.loss], abs=1e-12)
     r = CliRunner().invoke(cli, ["analyze", json.dumps(row["position"])])
     assert r.exit_code == 0, r.output
-    assert "did not converge in 1 of" in r.output and "period 12" in r.output
+    # said in plain words (the same facts: one layer cycles, with period 12)
+    assert "(1 of 10 stages)" in r.output and "chase each other in a circle" in r.output
+    assert "every 12 rounds" in r.output
 
 
 def test_a_converged_fixed_point_says_so():

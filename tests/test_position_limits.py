@@ -99,6 +99,13 @@ def test_unseen_naming_a_card_that_is_not_left():
                   "| burned rest | to_move 0")
 
 
+def test_unseen_must_name_as_many_cards_as_are_hidden():
+    with pytest.raises(InvalidPositionError, match=r"unseen lists 6 cards but 5 face-down \+ "
+                                                   r"0 unknown hand \+ 0 draw pile hide 5"):
+        from_text("me: 4 9 J / - / 2 ; bob: 6 Q / 3 / 3 | pile 8 8 | unseen 2 5 7 K A A "
+                  "| burned rest | to_move 0")
+
+
 def test_unseen_without_rest_is_a_check():
     assert from_text(ISSUE + " | unseen 2 5 7 K A").to_json() == from_text(ISSUE).to_json()
     with pytest.raises(InvalidPositionError, match=r"unseen lists 4 cards"):

@@ -146,7 +146,7 @@ def test_build_by_tapping_analyze_play_and_step_back(page, server, shots):
 
     pg.click("#analyze")
     pg.wait_for_selector("#movetable")
-    want = cli_json(ENDGAME, "--time", "5", "--samples", "200", "--seed", "0")
+    want = cli_json(ENDGAME)        # the page's default analysis is the command line's
     assert table_rows(pg) == [[m["move"], *m["loss_probability"]] for m in want["moves"]]
     first = pg.inner_text("#movetable tbody tr:first-child")
     assert "33.33%" in first and "66.67%" in first
@@ -303,3 +303,59 @@ def test_a_closed_tab_cancels_its_analysis(browser, server):
         assert time.monotonic() < deadline, "the analysis of the closed tab still runs"
         time.sleep(0.05)
     assert server.request("/api/status")[1]["cancelled"] == before["cancelled"] + 1
+
+
+ISSUE = ("standard | me: 4 9 J / - / 2 ; bob: 6 Q / 3 / 3 | pile 8 8 | burned 2 2 2 3 3 3 4 4 4 "
+         "5 5 5 6 6 6 7 7 7 8 8 9 9 9 10 10 10 10 J J J Q Q Q K K K A A A | to_move 0")
+
+
+def test_on_a_phone_the_analyze_button_and_its_results_are_on_the_first_screen(page, server,
+                                                                                 shots):
+    pg = page
+    pg.set_viewport_size(PHONE)
+    pg.goto(server.url + "/#/board")
+    pg.wait_for_selector("#check.ok")
+    top = pg.eval_on_selector("#analyze", "el => el.getBoundingClientRect().top")
+    assert top < PHONE["height"] / 2, top
+    pg.click("#analyze")
+    pg.wait_for_selector("#movetable")
+    box = pg.eval_on_selector("#movetable", "el => el.getBoundingClientRect().top")
+    assert box < PHONE["height"], box
+    screenshot(pg, shots, "board-phone-analysis")
+
+
+def test_unresolved_figures_are_marked_on_the_page(page, server, shots):
+    pg = page
+    pg.goto(server.url + "/#/board")
+    pg.wait_for_selector("#check.ok")
+    pg.click("#export summary")
+    pg.fill("#paste", ISSUE)
+    tap(pg, "#load")
+    pg.wait_for_selector("#check.ok")
+    pg.fill("#opt-time", "1")
+    pg.dispatch_event("#opt-time", "change")
+    pg.click("#analyze")
+    pg.wait_for_selector("#movetable")
+    assert "method depth_limited" in pg.inner_text("#result-info")
+    assert "not resolved: 0 of 3 moves proven" in pg.inner_text("#result-info")
+    rows = pg.eval_on_selector_all("#movetable tbody tr", "trs => trs.map(tr => tr.innerText)")
+    assert len(rows) == 3 and all("~" in r and "estimate" in r for r in rows), rows
+    assert "~ marks figures the search did not resolve" in pg.inner_text("#result")
+    screenshot(pg, shots, "board-unresolved")
+
+
+def test_the_live_forms_examples_do_not_look_like_values(page, server, shots):
+    pg = page
+    pg.goto(server.url + "/#/live")
+    pg.wait_for_selector("#new-names")
+    pg.fill("#new-names", "me bob")
+    pg.wait_for_selector("#new-up-bob")
+    holders = pg.eval_on_selector_all(
+        "input[placeholder], textarea[placeholder]",
+        "els => els.map(e => [e.id, e.placeholder, getComputedStyle(e, '::placeholder')"
+        ".fontStyle])")
+    assert len(holders) >= 5
+    for ident, text, style in holders:
+        assert text.startswith(("e.g.", "or type an event, e.g.")), (ident, text)
+        assert style == "italic", (ident, style)
+    screenshot(pg, shots, "live-form")

@@ -376,9 +376,14 @@ class Position:
                            f"not placed: {' '.join(extra)} also "
                            f"(burn them, or write 'burned rest')")
             return self
+        fd = sum(p.face_down for p in self.players)
+        uh = sum(p.hand_unknown for p in self.players)
+        hidden = fd + uh + self.draw_pile
+        if unseen is not None and len(unseen) != hidden:
+            raise _err(f"unseen lists {_plural(len(unseen), 'card')} but {fd} face-down + "
+                       f"{uh} unknown hand + {self.draw_pile} draw pile hide {hidden}: "
+                       f"name exactly the cards those may be")
         if unseen is None:
-            hidden = (sum(p.face_down for p in self.players)
-                      + sum(p.hand_unknown for p in self.players) + self.draw_pile)
             if hidden:
                 raise _err(f"'burned rest' burns every card not listed, but "
                            f"{_plural(hidden, 'hidden card')} (face-down, unknown hand, draw "

@@ -126,10 +126,19 @@ def hint(pos: Position, time_budget: float = 2.0, seed: int = 0,
                       "loss": {names[i]: lp[i] for i in range(len(names))},
                       "your_loss": lp[mine] if mine is not None else None,
                       "mover_loss": lp[a["to_move"]],
-                      **({"deals": partial[m["move"]]} if m["move"] in partial else {})})
+                      **({"deals": partial[m["move"]]} if m["move"] in partial else {}),
+                      **({"resolved": m["resolved"]} if "resolved" in m else {})})
     for m, tied in zip(moves, tied_with_best(
             [m["ci95"] or (m["mover_loss"], m["mover_loss"]) for m in moves])):
-        m["tied"] = tied
+        # a figure the search did not resolve is tied with nothing
+        m["tied"] = tied and m.get("resolved") is not False and \
+            moves[0].get("resolved") is not False
+    if any(m.get("resolved") is False for m in moves):
+        st = a.get("stats") or {}
+        k = sum(m.get("resolved") is True for m in moves)
+        notes.append(f"not resolved: the search reached depth {st.get('depth')}; {k} of "
+                     f"{len(moves)} moves proven, the figures marked ~ are estimates and "
+                     f"the order rests on them")
     cont = res.get("continuation")
     if cont:
         for ply in cont["plies"]:
@@ -335,7 +344,9 @@ def format_hint(h: dict | None) -> str:
         extra = "  tied" if m.get("tied") else ""
         if "deals" in m:
             extra += f"  [possible in {m['deals']} deals]"
-        lines.append(f"  {i + 1}. {m['move']:<{w}} {100 * m['mover_loss']:5.1f}%{pm}{extra}")
+        est = "~" if m.get("resolved") is False else " "
+        lines.append(f"  {i + 1}. {m['move']:<{w}} {est}{100 * m['mover_loss']:5.1f}%{pm}"
+                     f"{extra}")
     if len(h["moves"]) > SHOWN:
         lines.append(f"  ... {len(h['moves']) - SHOWN} more")
     ties = sum(1 for m in h["moves"] if m.get("tied"))

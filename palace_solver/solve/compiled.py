@@ -136,6 +136,14 @@ def predict_nodes(state: State) -> float:
     return math.exp(_FIT[0] + sum(c * v for c, v in zip(_FIT[1:], x)))
 
 
+def estimate_seconds(state: State, threads: int | None = None) -> tuple[float, float]:
+    """``(positions, seconds)``: the predicted size of the whole graph and the time to
+    build and solve it here, at the current load (as rough as :func:`predict_nodes`)."""
+    threads = default_threads() if threads is None else max(1, int(threads))
+    est = predict_nodes(state)
+    return est, est * _rate(threads)
+
+
 def load_factor() -> float:
     """How much slower than alone this process runs now: the 1-minute load average over
     the cores (at least 1). The CPU may be shared with other jobs."""

@@ -5,6 +5,15 @@ iteration needs no horizon evaluation (then the values are exact and the method 
 The answer is the last completed iteration: per-move loss probabilities, the depth
 reached, nodes, nodes/s and the table's hit rate. The search itself is compiled
 (``ext/deepen.pxi``: alpha-beta with Ballard's Star1 and Star2 at chance nodes for two players, max-n beyond).
+
+What is resolved. A root move whose search met no horizon (and did not come back to the
+root) has an exact figure (``resolved`` True), even when the iteration as a whole is not
+complete; the others carry the horizon evaluation's estimate (``resolved`` False), and every
+reader of the result marks them so (the table, the live hint, the page). The moves stay in
+the order of their figures, estimates included: putting a proven move first would recommend
+a proven 50% over an estimated 0% that is right more often than not; what the reader is told
+is which figures the order rests on. The one bound known for free: the mover's loss is at
+most the best resolved move's (``stats["loss_at_most"]``).
 """
 from __future__ import annotations
 
@@ -87,7 +96,7 @@ def search_deepening(state: State, *, time_budget: float | None = None,
     search.plain = False
     if history:
         search.set_history([eng.CState.from_state(h) for h in history[-HISTORY_MAX:]])
-    last, reached, complete = None, 0, False
+    last, reached, complete, open_ = None, 0, False, None
     limit = depth if depth is not None else MAX_DEPTH
     d = 1
     while d <= limit:
@@ -100,7 +109,7 @@ def search_deepening(state: State, *, time_budget: float | None = None,
         if res is None:
             break
         complete, moves = res
-        last, reached = moves, d
+        last, reached, open_ = moves, d, search.unresolved()
         if progress is not None:
             progress(d)
         if complete:
@@ -108,10 +117,13 @@ def search_deepening(state: State, *, time_budget: float | None = None,
         d += 1
     if last is None:
         # Not even depth 1 finished: the horizon evaluation of each move's result.
-        last = search.iterate(1, 0.0)[1]
-        reached = 1
+        complete, last = search.iterate(1, 0.0)
+        reached, open_ = 1, search.unresolved()
     mover = state.to_move
-    ranked = rank_moves(mover, [MoveValue(m, v) for m, v in last])
+    if complete or not open_:
+        open_ = [None] * len(last)       # exact: the question does not arise
+    ranked = rank_moves(mover, [MoveValue(m, v, resolved=None if o is None else not o)
+                                for (m, v), o in zip(last, open_)])
     secs = time.perf_counter() - t0
     tt = search.table_stats()
     stats = {"nodes": search.nodes, "seconds": round(secs, 6),
@@ -122,5 +134,11 @@ def search_deepening(state: State, *, time_budget: float | None = None,
              "alpha_beta_cutoffs": search.ab_cuts,
              "tt_hit_rate": round(tt["hits"] / tt["probes"], 4) if tt["probes"] else 0.0,
              "tt_mb": round(tt["mb"], 1), "engine": "cython"}
+    if not complete:
+        proven = sorted((m for m in ranked if m.resolved), key=lambda m: m.loss[mover])
+        stats["resolved_moves"] = len(proven)
+        stats["unresolved_moves"] = len(ranked) - len(proven)
+        if proven:
+            stats["loss_at_most"] = float(proven[0].loss[mover])
     method = "exact" if complete else "depth_limited"
     return Analysis(method, mover, list(ranked[0].loss) if ranked else [], ranked, stats)

@@ -34,12 +34,15 @@ def _best_edge(edges, values, mover):
     return best, bv
 
 
-def line_from_graph(graph, max_plies: int = 12, max_nodes: int = 200) -> list[LineNode]:
-    """The best line through a solved ExactGraph, from its root (node 0).
+def line_from_graph(graph, max_plies: int = 12, max_nodes: int = 200,
+                    names: list[str] | None = None) -> list[LineNode]:
+    """The best line through a solved ExactGraph, from its root (node 0); ``names`` name
+    the players in the notes (default ``p0``, ``p1``, ...).
 
     The walk carries the line's own positions (a graph node may stand for several merged
     positions; the moves shown and the repetition check are those of the line's)."""
     n = len(graph.node_value(0))
+    names = list(names) if names else [f"p{i}" for i in range(n)]
     budget = [max_nodes]
 
     def value_of(outs):
@@ -66,13 +69,15 @@ def line_from_graph(graph, max_plies: int = 12, max_nodes: int = 200) -> list[Li
             out.append(node)
             plies -= 1
             nxt = _successors(here, m)
-            if len(outs) > 1:
-                for (p, t), (rank, c) in zip(outs, nxt):
+            if len(outs) > 1 or (nxt and nxt[0][0] is not None):
+                for (p, t), (rank, c, failed) in zip(outs, nxt):
                     label = f"turns up {rank_name(rank)}"
+                    if failed:
+                        label += f" (cannot be played: {names[mover]} takes the pile)"
                     if isinstance(t, tuple):
                         label += ": game over, " + ", ".join(
-                            f"p{i} loses" for i, x in enumerate(t) if x == 1.0) if 1.0 in t \
-                            else ": game over"
+                            f"{names[i]} loses" for i, x in enumerate(t) if x == 1.0) \
+                            if 1.0 in t else ": game over"
                     sub = [] if isinstance(t, tuple) else walk(t, c, plies, seen)
                     node.branches.append((label, p, sub))
                 return out
@@ -87,16 +92,21 @@ def line_from_graph(graph, max_plies: int = 12, max_nodes: int = 200) -> list[Li
 
 
 def _successors(state, move):
-    """[(rank turned up or None, position)] after ``move``, in chance-outcome order."""
+    """[(rank turned up or None, position, whether the flip failed)] after ``move``, in
+    chance-outcome order. A flip fails when the card cannot be played: it goes on the pile
+    and the player takes the pile (rule 6), which the line says."""
     after = state.clone()
     after.apply(move)
     if not after.is_chance():
-        return [(None, after)]
+        return [(None, after, False)]
+    mover = state.current_player()
+    hand = sum(state.to_state().hands[mover])
     out = []
     for rank, _ in after.chance_outcomes():
         c = after.clone()
         c.apply(rank)
-        out.append((rank, c))
+        failed = sum(c.to_state().hands[mover]) > hand
+        out.append((rank, c, failed))
     return out
 
 

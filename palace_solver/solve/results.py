@@ -28,6 +28,9 @@ class MoveValue:
     loss: list
     #: sampled answers: the move's 95% interval, one (lo, hi) per player (POSITION.md)
     ci95: list | None = None
+    #: a depth-limited search: whether the move's figure is proven (every line under it
+    #: ended) or an estimate at the horizon; None where the question does not arise
+    resolved: bool | None = None
 
 
 @dataclass
@@ -64,6 +67,8 @@ def _move_json(m: MoveValue) -> dict:
     d = {"move": str(m.move), "loss_probability": [float(x) for x in m.loss]}
     if m.ci95 is not None:
         d["ci95"] = [[float(a), float(b)] for a, b in m.ci95]
+    if m.resolved is not None:
+        d["resolved"] = m.resolved
     return d
 
 
@@ -102,5 +107,8 @@ def move_intervals(a: Analysis) -> list[tuple[float, float]]:
 
 def ties(a: Analysis) -> list[bool]:
     """:func:`tied_with_best` for the moves of an analysis (``palace analyze`` and the live
-    hints mark these)."""
-    return tied_with_best(move_intervals(a))
+    hints mark these); a figure the search did not resolve is tied with nothing."""
+    if a.moves and a.moves[0].resolved is False:
+        return [False] * len(a.moves)
+    return [t and m.resolved is not False
+            for t, m in zip(tied_with_best(move_intervals(a)), a.moves)]

@@ -156,6 +156,9 @@ function moveTable(a, names, onPlay) {
   if (st.nodes !== undefined) info.push(`${Number(st.nodes).toLocaleString("en")} nodes`);
   if (a.samples || st.samples) info.push(`${a.samples || st.samples} samples`);
   if (st.seconds !== undefined) info.push(`${Number(st.seconds).toFixed(3)} s`);
+  // A depth-limited search: which figures are proven, which are estimates (marked ~).
+  const open = a.moves.filter((m) => m.resolved === false).length;
+  if (open) info.push(`not resolved: ${a.moves.length - open} of ${a.moves.length} moves proven`);
   const ties = a.moves.some((m, i) => i > 0 && same(m.loss_probability, a.moves[i - 1].loss_probability));
   // Sampled figures: a move whose 95% interval (of the mover's loss) overlaps the best
   // move's cannot be told from it by these samples.
@@ -169,20 +172,25 @@ function moveTable(a, names, onPlay) {
   return h("div", { class: "result", id: "result" },
     h("div", { class: "info", id: "result-info" }, info.join(" · ")),
     h("table", { class: "movetable", id: "movetable" },
-      h("thead", {}, h("tr", {}, h("th", {}, "move"), names.map((n) => h("th", {}, "loss ", n)))),
+      h("thead", {}, h("tr", {}, h("th", {}, "move"), names.map((n) => h("th", {}, "loss ", n)), open ? h("th", {}, "") : null)),
       h("tbody", {}, a.moves.map((m, i) => {
         const tie = (i > 0 && same(m.loss_probability, a.moves[i - 1].loss_probability))
                  || (i + 1 < a.moves.length && same(m.loss_probability, a.moves[i + 1].loss_probability));
         const ci = m.ci95 || cis[m.move];
-        return h("tr", { class: (i === 0 ? "best" : "") + (tie ? " tie" : ""), dataset: { move: m.move },
+        const est = m.resolved === false;
+        return [h("tr", { class: (i === 0 ? "best" : "") + (tie ? " tie" : "") + (est ? " unresolved" : ""), dataset: { move: m.move },
                          title: onPlay ? "play " + m.move : null, onclick: onPlay ? () => onPlay(m.move) : null },
           h("td", { class: "mv" }, i === 0 ? "★ " : "", m.move, tie ? h("small", { class: "tiemark" }, " =") : null,
             !tie && i > 0 && overlaps(m) ? h("small", { class: "tiemark", title: "its 95% interval overlaps the best move's" }, " ≈") : null),
-          m.loss_probability.map((x, j) => h("td", { dataset: { loss: String(x) } }, pct(x),
-            ci && ci[j] && ci[j][1] > ci[j][0] ? h("small", {}, ` ±${(100 * (ci[j][1] - ci[j][0]) / 2).toFixed(1)}`) : null)));
+          m.loss_probability.map((x, j) => h("td", { dataset: { loss: String(x) } }, est ? "~" : "", pct(x),
+            ci && ci[j] && ci[j][1] > ci[j][0] ? h("small", {}, ` ±${(100 * (ci[j][1] - ci[j][0]) / 2).toFixed(1)}`) : null)),
+          open ? h("td", { class: "status" }, est ? "estimate" : "proven") : null)];
       }))),
     h("div", { class: "hint" }, onPlay ? "Tap a move to play it. " : "", ties ? "= marks moves tied on value. " : "",
-      close ? "≈ marks moves whose 95% interval overlaps the best move's." : ""));
+      close ? "≈ marks moves whose 95% interval overlaps the best move's. " : "",
+      open ? `~ marks figures the search did not resolve (depth ${st.depth}): estimates at its horizon, and the order rests on them` +
+             (st.loss_at_most !== undefined ? `; the mover's loss is at most ${pct(st.loss_at_most)} (the best proven move)` : "") +
+             ". More time resolves more." : ""));
 }
 
 // -- the analysis board -------------------------------------------------------------------
@@ -191,7 +199,8 @@ const EXAMPLE = "standard | me: K K / - / 2 ; bob: - / - / 1 | pile 4 6 6 | burn
 const Board = {
   ed: null, target: { zone: "hand", seat: 0 }, left: {}, deck: {}, check: null,
   line: [], cur: 0, result: null, analyses: {}, running: null, progress: null,
-  loaded: false, opts: { time: "5", samples: "200", seed: "0" },
+  // Empty: the server's default analysis, the same as `palace analyze` with no options.
+  loaded: false, opts: { time: "", samples: "", seed: "0" },
 
   emptyPlayer(name) { return { name, hand: [], unknown: 0, face_up: [], face_down: 3 }; },
 
@@ -542,14 +551,14 @@ const Board = {
     const body = this.optionsBody(node.position);
     const a = this.analyses[this.analysisKey(body)];
     const opt = (key, label, title) => h("label", { title }, label, " ",
-      h("input", { id: "opt-" + key, inputmode: "decimal", size: 4, value: this.opts[key],
+      h("input", { id: "opt-" + key, inputmode: "decimal", size: 4, value: this.opts[key], placeholder: "default",
                    onchange: (ev) => { this.opts[key] = ev.target.value.trim(); this.render(); } }));
     return h("section", { class: "analysis" },
       h("div", { class: "row" },
         h("button", { id: "analyze", class: "primary", disabled: !!this.running, onclick: () => this.analyze() }, "Analyze"),
         this.running ? h("button", { id: "stop", onclick: () => { this.stop(); this.render(); } }, "Stop") : null,
-        opt("time", "time s", "time budget in seconds (empty: no limit)"),
-        opt("samples", "samples", "samples of the hidden cards (sampled positions)"),
+        opt("time", "time s", "time budget in seconds (empty: the default, as palace analyze: no limit)"),
+        opt("samples", "samples", "deals of the hidden cards (empty: the default, as palace analyze)"),
         opt("seed", "seed", "seed of the sampled analysis")),
       this.running ? h("div", { id: "progress", class: "progress" }) : null,
       a ? (a.error ? h("div", { class: "err", id: "analysis-error" }, a.error) : this.renderResult(a.analysis)) : null);
@@ -569,7 +578,7 @@ const Board = {
                           ontoggle: (ev) => { this.exportOpen = ev.target.open; } },
       h("summary", {}, "Paste, export, share"),
       h("label", { class: "block" }, "Paste a position (text form or JSON)",
-        h("textarea", { id: "paste", rows: 3, placeholder: "standard | me: 7 7 / A / 1 ; bob: K / 2 / 1 | pile 5 | to_move 0",
+        h("textarea", { id: "paste", rows: 3, placeholder: "e.g. standard | me: 7 7 / A / 1 ; bob: K / 2 / 1 | pile 5 | to_move 0",
                         oninput: (ev) => { this.pasteText = ev.target.value; } }, this.pasteText || "")),
       h("div", { class: "row" }, h("button", { id: "load", onclick: () => this.loadPasted() }, "Load"),
         h("span", { id: "paste-error", class: "err" }, this.pasteError || "")),
@@ -664,17 +673,17 @@ const Live = {
       h("div", { class: "col" },
         h("section", { class: "form" }, h("h3", {}, "New game"),
           h("p", { class: "hint" }, "The table as you see it after the deal and the swap. Names in turn order, from the dealer's left."),
-          field("names", "Players", "me bob ann"),
+          field("names", "Players", "e.g. me bob ann"),
           field("me", "You are (default: 'me', else the first)", ""),
-          field("rules", "Rules", "standard or standard+seven_low"),
-          field("deal", "Your cards as dealt, to choose your face-up cards here (or leave empty and give the hand and face-up cards after the swap)", "3 7 A 10 2 K"),
-          f.deal.trim() ? null : field("hand", "Your hand", "3 7 K"),
+          field("rules", "Rules", "e.g. standard or standard+seven_low"),
+          field("deal", "Your cards as dealt, to choose your face-up cards here (or leave empty and give the hand and face-up cards after the swap)", "e.g. 3 7 A 10 2 K"),
+          f.deal.trim() ? null : field("hand", "Your hand", "e.g. 3 7 K"),
           f.deal.trim() ? null : names.map((nm) => h("label", {}, `Face-up cards of ${nm}`,
-            h("input", { id: "new-up-" + nm, value: f.up[nm] || "", placeholder: "2 J Q", dataset: { up: nm },
+            h("input", { id: "new-up-" + nm, value: f.up[nm] || "", placeholder: "e.g. 2 J Q", dataset: { up: nm },
                          onfocus: (ev) => { this.lastField = ev.target; },
                          oninput: (ev) => { f.up[nm] = ev.target.value; } }))),
           field("first", "Who plays first (empty: the rule decides)", ""),
-          field("file", "Session file name (empty: by the date)", "palace-live-….json"),
+          field("file", "Session file name (empty: by the date)", "e.g. palace-live-….json"),
           h("details", { open: !!f.position }, h("summary", {}, "or start mid-game from a position"),
             h("label", {}, "Position (text form or JSON) as you see it",
               h("textarea", { id: "new-position", rows: 3, oninput: (ev) => { f.position = ev.target.value; } }, f.position))),
@@ -826,7 +835,7 @@ const Live = {
             h("button", { class: "wide", id: "undo", onclick: () => this.undo() }, "undo"),
             h("button", { class: "wide primary", id: "hint", onclick: () => this.askHint() }, "hint")),
           h("div", { class: "typed" },
-            h("input", { id: "typed", placeholder: "or type an event: bob 7x2, draw 7 K, bob flip 9",
+            h("input", { id: "typed", placeholder: "or type an event, e.g. bob 7x2, draw 7 K, bob flip 9",
                          onkeydown: (ev) => { if (ev.key === "Enter" && ev.target.value.trim()) { this.send(ev.target.value.trim()); } } }),
             h("button", { onclick: () => { const v = document.getElementById("typed").value.trim(); if (v) this.send(v); } }, "Send"))),
         this.renderHint()),
@@ -895,7 +904,9 @@ async function init() {
   App.info = r.ok ? r.data : { variants: [] };
   if (App.info.exposed) {
     const w = document.getElementById("exposed");
-    w.textContent = `Warning: this server listens on ${App.info.host}, not only on this machine: anyone who can reach it can use it and its session files.`;
+    w.textContent = App.info.token_required
+      ? `This server listens on ${App.info.host}: only a browser opened with its access token (the URL or QR code it printed) can use it. Keep the URL to yourself.`
+      : `Warning: this server listens on ${App.info.host}, not only on this machine: anyone who can reach it can use it and its session files.`;
     w.hidden = false;
   }
   if (!App.info.live) document.getElementById("nav-live").hidden = true;
