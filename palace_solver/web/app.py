@@ -16,8 +16,10 @@ Endpoints (the README lists them with examples):
 - ``GET /api/status``: analyses running and waiting.
 - ``/api/live/...``: the live companion (:mod:`palace_solver.web.live_api`).
 
-Errors are JSON ``{"error": "<one line>"}`` with status 400 (bad input), 404, 409 (an
-event the rules refuse), 503 (no answer within the server's limit) or 500.
+Errors are JSON ``{"error": "<one line>"}`` with status 400 (bad input), 401 (no access
+token where one is needed: :mod:`palace_solver.web.access`), 404, 409 (an event the rules
+refuse), 413 (a body over the limit), 503 (the queue of waiting analyses is full, or no
+answer within the server's limit) or 500 (a fault of the analyzer itself).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ import re
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -36,7 +39,9 @@ from ..game.position import InvalidPositionError, Position, parse_position, to_t
 from ..game.rules import VARIANTS, Rules, RulesError
 from .board import BoardError, replay
 from .common import METHODS, ApiError, analyze_options, error_response, read_json
+from .access import MAX_BODY, Guard
 from .jobs import (
+    AnalysisBusy,
     AnalysisCancelled,
     AnalysisFailed,
     AnalysisInvalid,
@@ -172,7 +177,7 @@ async def api_analyze(request: Request) -> Response:
         return error_response(499, str(e))
     except AnalysisInvalid as e:
         return error_response(400, str(e))
-    except AnalysisTimeout as e:
+    except (AnalysisTimeout, AnalysisBusy) as e:
         return error_response(503, str(e))
     except AnalysisFailed as e:
         return error_response(500, str(e))
@@ -185,6 +190,9 @@ async def api_analyze_stream(request: Request) -> Response:
     runner: Runner = request.app.state.runner
     obj = await read_json(request)
     pos_json, options = _parse_analyze(obj, runner)
+    if runner.full():
+        raise ApiError(503, f"the server is busy: {runner.waiting} analyses waiting (at most "
+                            f"{runner.max_waiting}); try again shortly")
 
     async def lines():
         import asyncio
@@ -253,6 +261,7 @@ async def index(request: Request) -> Response:
 async def api_info(request: Request) -> Response:
     st = request.app.state
     return JSONResponse({"version": _version(), "host": st.host, "exposed": st.exposed,
+                         "token_required": st.token_required,
                          "variants": list(VARIANTS), "methods": list(METHODS),
                          "max_seconds": st.runner.max_seconds,
                          "live": st.live is not None,
@@ -279,15 +288,19 @@ def is_loopback(host: str) -> bool:
 
 
 def create_app(*, host: str = "127.0.0.1", sessions: str | None = None,
-               runner: Runner | None = None) -> Starlette:
+               runner: Runner | None = None, token: str | None = None,
+               max_body: int = MAX_BODY) -> Starlette:
     """The application. ``host`` is only shown (the warning on a non-loopback address);
-    ``sessions`` is the directory of live session files (default: the current one)."""
+    ``sessions`` is the directory of live session files (default: the current one);
+    ``token``: every request must carry it (:mod:`palace_solver.web.access`; ``palace
+    serve`` sets one whenever it listens beyond loopback); ``max_body``: the largest
+    request body in bytes."""
 
     async def api_error(request: Request, exc: ApiError) -> Response:
         return error_response(exc.status, exc.message, **exc.extra)
 
     async def not_found(request: Request, exc) -> Response:
-        if request.url.path.startswith("/api/"):
+        if request.url.path.startswith("/api/") or request.url.path == "/api":
             return error_response(getattr(exc, "status_code", 404),
                                   getattr(exc, "detail", None) or "not found")
         return Response("not found", status_code=getattr(exc, "status_code", 404))
@@ -305,9 +318,12 @@ def create_app(*, host: str = "127.0.0.1", sessions: str | None = None,
     routes += live.routes()
     routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     app = Starlette(routes=routes, exception_handlers={ApiError: api_error, 404: not_found,
-                                                       405: not_found})
+                                                       405: not_found},
+                    middleware=[Middleware(Guard, token=token, max_body=max_body)])
     app.state.runner = runner or Runner()
     app.state.host = host
     app.state.exposed = not is_loopback(host)
     app.state.live = live
+    app.state.max_body = max_body
+    app.state.token_required = token is not None
     return app

@@ -7,6 +7,8 @@ import json
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from .access import MAX_BODY
+
 __all__ = ["ANALYZE_KEYS", "METHODS", "ApiError", "analyze_options", "error_response",
            "read_json"]
 
@@ -31,9 +33,17 @@ def error_response(status: int, message: str, **extra) -> JSONResponse:
 async def read_json(request: Request) -> dict:
     """The request body as a JSON object.
 
-    :raises ApiError: 400 for a body that is not a JSON object.
+    :raises ApiError: 400 for a body that is not a JSON object, 413 past the body limit
+        (``app.state.max_body``, :data:`palace_solver.web.access.MAX_BODY`).
     """
-    body = await request.body()
+    limit = getattr(request.app.state, "max_body", MAX_BODY)
+    chunks, size = [], 0
+    async for chunk in request.stream():      # counted as it comes (a chunked body too)
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(413, f"request body over the limit of {limit:,} bytes")
+        chunks.append(chunk)
+    body = b"".join(chunks)
     try:
         obj = json.loads(body or b"null")
     except (ValueError, RecursionError) as e:

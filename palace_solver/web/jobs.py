@@ -32,8 +32,8 @@ import threading
 import time
 from dataclasses import dataclass
 
-__all__ = ["AnalysisCancelled", "AnalysisFailed", "AnalysisInvalid", "AnalysisTimeout",
-           "Runner"]
+__all__ = ["AnalysisBusy", "AnalysisCancelled", "AnalysisFailed", "AnalysisInvalid",
+           "AnalysisTimeout", "Runner"]
 
 
 class AnalysisFailed(RuntimeError):
@@ -46,6 +46,10 @@ class AnalysisInvalid(AnalysisFailed):
 
 class AnalysisTimeout(AnalysisFailed):
     """The analysis did not finish within the server's limit (the child was killed)."""
+
+
+class AnalysisBusy(AnalysisFailed):
+    """The queue of waiting analyses is full: try again later (503)."""
 
 
 class AnalysisCancelled(AnalysisFailed):
@@ -156,11 +160,16 @@ class Job:
 
 class Runner:
     """Runs analyses in child processes, at most ``parallel`` at once (the others wait
-    their turn), each killed after ``max_seconds``."""
+    their turn, at most ``max_waiting`` of them: past that a request is refused with
+    :class:`AnalysisBusy` at once), each killed after ``max_seconds``."""
 
-    def __init__(self, parallel: int | None = None, max_seconds: float = 300.0):
+    def __init__(self, parallel: int | None = None, max_seconds: float = 300.0,
+                 max_waiting: int | None = None):
         self.parallel = parallel or max(1, os.cpu_count() or 1)
         self.max_seconds = max_seconds
+        #: waiting analyses at most (default: 8 a slot, at least 32)
+        self.max_waiting = (max_waiting if max_waiting is not None
+                            else max(32, 8 * self.parallel))
         self._ctx = None
         self._queue: collections.deque = collections.deque()
         self._granted = 0     # turns handed to waiters that have not started yet
@@ -168,6 +177,7 @@ class Runner:
         self.waiting = 0
         self.finished = 0
         self.cancelled = 0
+        self.refused = 0      # turned away: the queue was full
 
     def _context(self):
         if self._ctx is None:
@@ -195,7 +205,13 @@ class Runner:
     def status(self) -> dict:
         return {"running": self.running, "waiting": self.waiting, "parallel": self.parallel,
                 "finished": self.finished, "cancelled": self.cancelled,
-                "max_seconds": self.max_seconds}
+                "max_seconds": self.max_seconds, "max_waiting": self.max_waiting,
+                "refused": self.refused}
+
+    def full(self) -> bool:
+        """Whether a new analysis would find the queue of waiting ones full."""
+        busy = self.running + self._granted >= self.parallel or bool(self._queue)
+        return busy and self.waiting >= self.max_waiting
 
     async def run(self, pos_json: dict, options: dict, progress=None, gone=None) -> dict:
         """The analysis JSON of ``pos_json`` (a valid position's JSON).
@@ -235,6 +251,10 @@ class Runner:
         served; a client that goes away while waiting leaves the queue."""
         if self.running + self._granted < self.parallel and not self._queue:
             return       # the caller counts itself as running before any await
+        if self.waiting >= self.max_waiting:
+            self.refused += 1
+            raise AnalysisBusy(f"the server is busy: {self.waiting} analyses waiting (at "
+                               f"most {self.max_waiting}); try again shortly")
         fut = asyncio.get_running_loop().create_future()
         self._queue.append(fut)
         self.waiting += 1

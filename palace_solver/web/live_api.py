@@ -45,7 +45,7 @@ from ..live.picture import picture
 from ..live.session import SESSION_FORMAT, Session, Setup
 from ..live.start import build_setup, seat_of
 from .common import ApiError, analyze_options, read_json
-from .jobs import AnalysisCancelled, AnalysisFailed, AnalysisInvalid
+from .jobs import AnalysisBusy, AnalysisCancelled, AnalysisFailed, AnalysisInvalid
 
 __all__ = ["LiveApi", "state"]
 
@@ -123,11 +123,21 @@ class LiveApi:
 
     # -- files ----------------------------------------------------------------------------
     def path(self, sid: str) -> Path:
-        if not _ID.match(sid):
-            raise ApiError(400, f"bad session id {sid!r} (a file name ending in .json)")
-        return self.directory / sid
+        """The file of session ``sid``: a plain file name (no directory part, no leading
+        dot) inside the sessions directory, and no link leading out of it.
+
+        :raises ApiError: 400 for any other id."""
+        if not isinstance(sid, str) or not _ID.match(sid) or ".." in sid:
+            raise ApiError(400, f"bad session id {str(sid)[:80]!r} (a file name ending in "
+                                f".json)")
+        p = self.directory / sid
+        if p.is_symlink() or p.resolve().parent != self.directory:
+            raise ApiError(400, f"bad session id {sid!r} (not a file of the sessions "
+                                f"directory)")
+        return p
 
     def lock(self, sid: str) -> asyncio.Lock:
+        self.path(sid)           # only ids of the directory get a lock
         return self._locks.setdefault(sid, asyncio.Lock())
 
     def load(self, sid: str) -> Session:
@@ -159,17 +169,24 @@ class LiveApi:
         if request.method == "POST":
             return await self.create(request)
         out = []
-        for f in sorted(self.directory.glob("*.json"), key=lambda f: -f.stat().st_mtime):
+        files = []
+        for f in self.directory.glob("*.json"):
+            try:
+                if not f.is_symlink() and f.is_file():   # a link may lead outside
+                    files.append((-f.stat().st_mtime, f))
+            except OSError:
+                continue
+        for mtime, f in sorted(files):
             try:
                 obj = json.loads(f.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+            except (OSError, ValueError, UnicodeDecodeError):
                 continue
             if not isinstance(obj, dict) or obj.get("format") != SESSION_FORMAT:
                 continue
             setup = obj.get("setup") or {}
             out.append({"id": f.name, "names": setup.get("names"),
                         "events": len(obj.get("events") or []),
-                        "modified": f.stat().st_mtime})
+                        "modified": -mtime})
         return JSONResponse({"directory": str(self.directory), "sessions": out})
 
     async def create(self, request: Request) -> Response:
@@ -270,6 +287,8 @@ class LiveApi:
             return JSONResponse({"error": str(e)}, status_code=499)
         except AnalysisInvalid as e:
             return JSONResponse({"error": f"no hint: {e}"}, status_code=409)
+        except AnalysisBusy as e:
+            return JSONResponse({"error": str(e)}, status_code=503)
         except AnalysisFailed as e:
             return JSONResponse({"error": f"no hint: {e}"}, status_code=503)
         return JSONResponse({"hint": h, "text": format_hint(h),
