@@ -354,8 +354,26 @@ def test_the_live_forms_examples_do_not_look_like_values(page, server, shots):
         "input[placeholder], textarea[placeholder]",
         "els => els.map(e => [e.id, e.placeholder, getComputedStyle(e, '::placeholder')"
         ".fontStyle])")
+    holders = [x for x in holders if x[1]]          # (an empty placeholder shows nothing)
     assert len(holders) >= 5
     for ident, text, style in holders:
         assert text.startswith(("e.g.", "or type an event, e.g.")), (ident, text)
         assert style == "italic", (ident, style)
     screenshot(pg, shots, "live-form")
+
+
+def test_the_page_keeps_the_access_token_for_the_session(page, tmp_path):
+    s = Server(tmp_path, "--token", "t0ken-for-the-test")
+    try:
+        pg = page
+        pg.goto(s.url + "/#/board")
+        assert "access token" in pg.inner_text("body")          # refused without it
+        pg.goto(s.url + "/?token=t0ken-for-the-test#/board")
+        pg.wait_for_selector("#check.ok")                        # the page and its API calls
+        assert "token=" not in pg.url                            # dropped from the address
+        pg.reload()
+        pg.wait_for_selector("#check.ok")                        # kept: a session cookie
+        pg.click("#analyze")
+        pg.wait_for_selector("#movetable")
+    finally:
+        s.stop()
