@@ -21,7 +21,10 @@ directives = {
     "cdivision": not debug,
     "initializedcheck": debug,
 }
-compile_args, link_args = ["-O3"], []
+# Aligned functions and loops: the hot loops of the search are sensitive to where the one
+# big translation unit places them (removing 600 unused lines once made the endgame search
+# 15% slower); alignment makes their speed independent of the code around them.
+compile_args, link_args = ["-O3", "-falign-functions=64", "-falign-loops=32"], []
 if debug or sanitize:
     compile_args = ["-O1" if sanitize else "-O0", "-g", "-fno-omit-frame-pointer"]
 if sanitize:
