@@ -44,7 +44,7 @@ def serve(host, port, sessions, max_seconds, parallel, max_waiting, qr, open_bro
                                             # scan the QR code) printed at start
 
     The page needs nothing from the internet. The JSON API (POST /api/analyze, the board
-    and the live endpoints) is described in the README.
+    and the live endpoints) is described in docs/web.md of the repository.
     """
     try:
         import uvicorn

@@ -7,7 +7,7 @@ graphs of a few thousand positions and searches of a few tens of thousands of no
 
 - :class:`PlainGraph` enumerates every decision position reachable from a root (a node
   budget really bounds it: :class:`TooBig`) and values it by the definitions of RULES.md and
-  the README: positions split into groups that no cycle leaves (face-down, face-up, burned
+  docs/exact.md: positions split into groups that no cycle leaves (face-down, face-up, burned
   and out counts only move one way), solved from the end of the game backwards. Two players
   in a group: the zero-sum game whose endless plays score 1/2, by one reachability or safety
   fixed point per threshold value (no sweeps, no heaps). Three or more: value iteration from

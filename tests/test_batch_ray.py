@@ -10,7 +10,7 @@ Two Ray habits shape the set-up:
   only with RAY_AUTH_MODE=token, so head and clients share a token made for this test
   (RAY_AUTH_TOKEN), and ~/.ray is left alone.
 
-These tests run in CI (the README's test command installs the ray extra); without Ray
+These tests run in CI (the suite's install command installs the ray extra); without Ray
 they fail, they are not skipped.
 """
 import json

@@ -3,7 +3,7 @@
 differ for the mover, and values strictly between 0 and 1.
 
 - Three and four players: value iteration over the whole graph with exact fractions, from
-  the draw value (the README's definition), node by node against the Python reference and
+  the draw value (the definition of docs/spec/RULES.md), node by node against the Python reference and
   move by move against the compiled solver.
 - Depth-limited search: plain recursive expectiminimax with the same horizon evaluation,
   against the compiled search's root move values at every depth up to 6 without the table

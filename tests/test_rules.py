@@ -115,7 +115,7 @@ def test_rule3_dealing_order_goes_round_the_table_card_by_card():
 
 def test_rule3_choose_face_up_counts_the_cards_laid_face_up():
     # Nobody is dealt face-up cards under choose_face_up: the cards laid face up, in seat
-    # order, stand for them (README, readings where the texts are silent).
+    # order, stand for them (docs/rules.md, readings where the texts are silent).
     rules = Rules.with_variants(["choose_face_up"])
     s = deal(2, [[], []], [["3", "4", "5", "6", "7", "8"], ["3", "9", "10", "J", "Q", "K"]],
              rules)

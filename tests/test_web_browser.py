@@ -3,7 +3,7 @@ build a position by tapping and analyze it (the table equals ``palace analyze --
 play the best move and step back, follow a short live game with a hint and a reload.
 
 Outside CI a missing browser skips these tests with one line; under ``CI=true`` it fails
-them. ``PALACE_SCREENSHOTS=DIR`` keeps the screenshots (the README's are made that way:
+them. ``PALACE_SCREENSHOTS=DIR`` keeps the screenshots (docs/web.md's are made that way:
 ``PALACE_SCREENSHOTS=docs/screenshots pytest tests/test_web_browser.py``).
 """
 from __future__ import annotations

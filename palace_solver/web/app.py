@@ -1,6 +1,6 @@
 """The web application: the page, its static files and the JSON API (Starlette).
 
-Endpoints (the README lists them with examples):
+Endpoints (docs/web.md lists them with examples):
 
 - ``GET /`` the page; ``GET /static/...`` its files (shipped in the package, no CDN).
 - ``GET /api/info``: version, variants, whether the server listens beyond this machine.
