@@ -377,3 +377,21 @@ def test_the_page_keeps_the_access_token_for_the_session(page, tmp_path):
         pg.wait_for_selector("#movetable")
     finally:
         s.stop()
+
+
+def test_the_pages_default_analysis_is_the_command_lines(page, server):
+    """The issue's case: the board used 200 samples and 5 s, the command line its own
+    defaults, and they starred different moves for the same position."""
+    hidden = "standard | me: 4 9 Q / A K 8 / 3 ; bob: ?3 / 2 J 6 / 3 | pile 3 5 | draw 32 | to_move 0"
+    pg = page
+    pg.goto(server.url + "/#/board")
+    pg.wait_for_selector("#check.ok")
+    pg.click("#export summary")
+    pg.fill("#paste", hidden)
+    tap(pg, "#load")
+    pg.wait_for_selector("#check.ok")
+    assert pg.input_value("#opt-time") == "" and pg.input_value("#opt-samples") == ""
+    pg.click("#analyze")
+    pg.wait_for_selector("#movetable", timeout=120_000)
+    want = cli_json(hidden)
+    assert table_rows(pg) == [[m["move"], *m["loss_probability"]] for m in want["moves"]]
