@@ -171,7 +171,7 @@ def check(resp, before: dict, after: dict):
                                           and "\n" not in msg["error"]), msg
 
 
-@settings(max_examples=int(os.environ.get("PALACE_FUZZ_EXAMPLES", "600")), deadline=None, derandomize=True,
+@settings(max_examples=int(os.environ.get("PALACE_FUZZ_EXAMPLES", "500")), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                  HealthCheck.data_too_large])
 @given(data=st.data())
@@ -217,6 +217,18 @@ def test_session_ids_stay_inside_the_sessions_directory(app_dir, sid):
                                        "up": "me: 2 A K; bob: 5 9 J", "file": "../escape"})
     Fuzz.tried += 1
     assert r.status_code == 400 and not (directory.parent / "escape.json").exists()
+
+
+@pytest.mark.parametrize("body", [{"names": {"": None}}, {"names": ["me", "bob"]},
+                                  {"up": {"me": 3}}, {"hand": {"known": []}}])
+def test_what_the_fuzz_found(app_dir, body):
+    """Found by the fuzz: a new session whose names were an object answered 500."""
+    client, directory = app_dir
+    before = snapshot(directory)
+    r = client.post("/api/live", json=body)
+    Fuzz.tried += 1
+    assert r.status_code == 400 and "must be a string" in r.json()["error"], r.text
+    assert snapshot(directory) == before
 
 
 def test_real_analyses_of_random_positions_answer_2xx(tmp_path):

@@ -197,8 +197,14 @@ class LiveApi:
             if k not in known:
                 raise ApiError(400, f"unknown key {k!r} (known: {', '.join(known)})")
         for k in known:
-            if k in obj and obj[k] is not None and not isinstance(obj[k], (str, dict)):
-                raise ApiError(400, f'"{k}" must be a string')
+            kinds = (str, dict) if k in ("up", "position") else (str,)
+            if k in obj and obj[k] is not None and not isinstance(obj[k], kinds):
+                raise ApiError(400, f'"{k}" must be a string' + (
+                    " or an object" if len(kinds) > 1 else ""))
+        up = obj.get("up")
+        if isinstance(up, dict) and not all(isinstance(k, str) and isinstance(v, str)
+                                            for k, v in up.items()):
+            raise ApiError(400, '"up" must be a string or an object of names to cards')
         try:
             if obj.get("position"):
                 value = obj["position"]
