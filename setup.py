@@ -32,7 +32,7 @@ if sanitize:
     link_args += [f"-fsanitize={sanitize}"]
 #: The package's subpackages, in import order (each imports only those before it).
 SUBPACKAGES = ("game", "solve", "sample", "interop", "agents", "jobs", "learn", "live",
-               "web")
+               "review", "web")
 extensions = [
     Extension(
         "palace_solver._engine",

@@ -62,8 +62,14 @@ def _fail(message: str) -> None:
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the sampled analysis.")
 @click.option("--color/--no-color", default=None, help="Color the cards in 'show'.")
+@click.option("--export", "export", nargs=2, type=click.Path(dir_okay=False), default=None,
+              metavar="SESSION FILE",
+              help="Write the game of a session file as a game record (docs/record.md; "
+                   "FILE.json for the JSON form) with only what your seat saw, for "
+                   "'palace review', and exit.")
 def live(players, names, me, rules_name, variants, hand, deal, ups, dealer, first,
-         position_arg, time_budget, hints, path, resume, script, as_json, seed, color):
+         position_arg, time_budget, hints, path, resume, script, as_json, seed, color,
+         export):
     """Follow a real game from your seat and get suggestions on your turn.
 
     Give the table as you see it after the deal (names in turn order, your hand, every
@@ -80,6 +86,9 @@ def live(players, names, me, rules_name, variants, hand, deal, ups, dealer, firs
       palace live --names me,bob --hand '3 7 K' --up 'me: 2 J Q; bob: 4 4 9' \\
           --script events.txt --json --time 0.5
     """
+    if export is not None:
+        _export(*export)
+        return
     interactive = script is None and sys.stdin.isatty()
     if as_json and script is None:
         _fail("--json needs --script: the JSON answers are for a program feeding lines "
@@ -115,6 +124,20 @@ def live(players, names, me, rules_name, variants, hand, deal, ups, dealer, firs
             run_script(driver, f, as_json)
         return
     run_repl(driver, interactive)
+
+
+def _export(session_file: str, out: str) -> None:
+    from palace_solver.game.record import write_record
+    from palace_solver.live.export import session_record
+    from palace_solver.live.session import Session
+    try:
+        rec = session_record(Session.load(session_file))
+        write_record(out, rec)
+    except LiveError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"cannot write {out}: {e.strerror or e}")
+    click.echo(f"record of {session_file} written to {out} ({len(rec.events)} events)")
 
 
 COMMANDS = [live]

@@ -20,7 +20,7 @@ def _register() -> None:
     import importlib
 
     for mod in ("play_cmd", "analyze_cmd", "bench_cmd", "show_cmd", "live_cmd", "swap_cmd",
-                "swap_table_cmd", "serve_cmd", "match_cmd"):
+                "swap_table_cmd", "serve_cmd", "match_cmd", "review_cmd"):
         try:
             m = importlib.import_module(f"palace_solver.cli.{mod}")
         except ModuleNotFoundError as e:

@@ -2,13 +2,16 @@
 from __future__ import annotations
 
 import json
+import os
 
 import click
 
 from palace_solver.agents.registry import AGENTS, AgentError
 from palace_solver.cli.common import batch_options, fail, rules_from_options, rules_options
 from palace_solver.jobs.batch import BatchError
+from palace_solver.game.record import write_record
 from palace_solver.jobs.match import CAP, KINDS, format_summary, run_match
+from palace_solver.review.writers import record_from_match_game
 
 
 @click.command()
@@ -31,10 +34,14 @@ from palace_solver.jobs.match import CAP, KINDS, format_summary, run_match
 @rules_options
 @batch_options("the result", "one game")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option("--record", "record_dir", type=click.Path(file_okay=False), default=None,
+              metavar="DIR",
+              help="Write every game's record (docs/record.md, the full deal) to DIR, "
+                   "KIND-START-SEAT.txt, for palace review.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress on standard error (default: when it is a terminal).")
 def match(a, b, players, kind, starts, seed, late_cards, cap, rules_name, variants, jobs,
-          ray_address, output, as_json, progress):
+          ray_address, output, as_json, progress, record_dir):
     """Play agent A against agent B and report A's score.
 
     Each start is played in every seating with the same chance events (common random
@@ -59,11 +66,25 @@ def match(a, b, players, kind, starts, seed, late_cards, cap, rules_name, varian
         fail("--cap must be at least 1")
     if late_cards is not None and late_cards < 1:
         fail("--late-cards must be at least 1")
+    on_game = None
+    if record_dir is not None:
+        try:
+            os.makedirs(record_dir, exist_ok=True)
+        except OSError as e:
+            fail(f"cannot make {record_dir}: {e.strerror or e}")
+
+        def on_game(task, result):
+            path = os.path.join(record_dir, f"{task['kind']}-{task['start']:04d}-"
+                                            f"{task['seat']}.txt")
+            try:
+                write_record(path, record_from_match_game(task, result))
+            except OSError as e:
+                fail(f"cannot write {path}: {e.strerror or e}")
     try:
         res = run_match(a, b, players=players, kind=kind, starts=starts, seed=seed,
                         rules=rules, late_cards=late_cards, cap=cap, jobs=jobs,
                         ray=ray_address, output=output,
-                        progress="auto" if progress is None else progress)
+                        progress="auto" if progress is None else progress, on_game=on_game)
     except (AgentError, BatchError, ValueError) as e:
         fail(str(e))
     click.echo(json.dumps(res) if as_json else format_summary(res))

@@ -1,13 +1,17 @@
 """``palace play``: bots play full games (one game with its log, or a series with a tally)."""
 from __future__ import annotations
 
+import os
+
 import click
 from palace_solver.cli.common import batch_options, rules_from_options, rules_options
 from palace_solver.cli.common import fail as _fail
 
 from palace_solver.agents.play import DEFAULT_TURN_CAP, play_game, seats_for
 from palace_solver.jobs.batch import BatchError
-from palace_solver.jobs.series import play_series
+from palace_solver.game.record import write_record
+from palace_solver.jobs.series import game_seed, play_series
+from palace_solver.review.writers import record_from_game
 from palace_solver.sample.policies import BOTS
 
 
@@ -32,11 +36,16 @@ from palace_solver.sample.policies import BOTS
 @click.option("--progress/--no-progress", default=None,
               help="Show a progress bar on stderr (default: on for more than 20 games).")
 @batch_options("the tally", "the games of one task, see --per-task")
+@click.option("--record", "record_dir", type=click.Path(file_okay=False), default=None,
+              metavar="DIR",
+              help="Write each game's record (docs/record.md, the full deal) to DIR, one "
+                   "file a game: game-SEED.txt, or game-NNNNNN.txt in a series "
+                   "(for palace review).")
 @click.option("--per-task", type=int, default=None,
               help="Games per batch task (default: games/100, between 1 and 50). Does not "
                    "change the tally, only how often progress is saved.")
 def play(players, bots, rules_name, variants, seed, games, as_json, turn_cap, repetitions,
-         progress, jobs, ray_address, output, per_task):
+         progress, jobs, ray_address, output, record_dir, per_task):
     """Let bots play full games of Palace.
 
     One game prints every event (deal, layouts, moves, draws, flips, burns, pickups,
@@ -79,10 +88,17 @@ def play(players, bots, rules_name, variants, seed, games, as_json, turn_cap, re
     if games == 1 and output is not None:
         _fail("--output is for a series (--games 2 or more)")
 
+    if record_dir is not None:
+        try:
+            os.makedirs(record_dir, exist_ok=True)
+        except OSError as e:
+            _fail(f"cannot make {record_dir}: {e.strerror or e}")
     if games == 1:
         seats = seats_for(bot_names, players, 0)
         rec = play_game(rules, players, seats, seed=seed, turn_cap=turn_cap,
                         repetitions=repetitions)
+        if record_dir is not None:
+            _write(record_dir, f"game-{seed}.txt", rec)
         click.echo(rec.to_json(indent=2) if as_json else rec.text())
         return
 
@@ -93,7 +109,23 @@ def play(players, bots, rules_name, variants, seed, games, as_json, turn_cap, re
                           output=output, per_task=per_task)
     except BatchError as e:
         _fail(str(e))
+    if record_dir is not None:
+        # The games are replayed from their seeds (the same games: chance and the bots
+        # follow the seed alone), so the series itself stays as fast without records.
+        for g in range(games):
+            rec = play_game(rules, players, seats_for(bot_names, players, g),
+                            seed=game_seed(seed, g), turn_cap=turn_cap,
+                            repetitions=repetitions)
+            _write(record_dir, f"game-{g:06d}.txt", rec)
     click.echo(res.to_json(indent=2) if as_json else res.text())
+
+
+def _write(directory: str, name: str, game) -> None:
+    path = os.path.join(directory, name)
+    try:
+        write_record(path, record_from_game(game))
+    except OSError as e:
+        _fail(f"cannot write {path}: {e.strerror or e}")
 
 
 COMMANDS = [play]

@@ -20,7 +20,7 @@ PACKAGE = Path(palace_solver.__file__).parent
 #: core (built from ext/, it imports the model); ``analysis`` is the front door module; the
 #: package root re-exports public names.
 ORDER = ("game", "_engine", "solve", "sample", "interop", "analysis", "agents",
-         "interop.gymnasium", "jobs", "learn", "live", "web")
+         "interop.gymnasium", "jobs", "learn", "live", "review", "web")
 #: An entry with a dot places one module apart from its subpackage: the Gymnasium
 #: environment seats the agents of ``palace match`` by name (agents.registry), so it sits
 #: above them while living with the other adapters; nothing in the package imports it.

@@ -87,15 +87,17 @@ def start_key(kind: str, n: int, seed: int, start: int) -> str:
 
 def match_tasks(a: str, b: str, *, players: int = 2, kind: str = "full", starts: int = 100,
                 seed: int = 0, rules: Rules | None = None, late_cards: int | None = None,
-                cap: int = CAP) -> list[dict]:
-    """One task per game: every start in every seating (A in seat ``seat``)."""
+                cap: int = CAP, record: bool = False) -> list[dict]:
+    """One task per game: every start in every seating (A in seat ``seat``); with
+    ``record``, each game's result carries its events (``play_game(record=True)``)."""
     rules = rules or Rules()
     tasks = []
     for i in range(starts):
         for seat in range(players):
             tasks.append({"id": f"{i}/{seat}", "a": a, "b": b, "players": players,
                           "kind": kind, "start": i, "seat": seat, "seed": seed,
-                          "rules": rules.to_json(), "late_cards": late_cards, "cap": cap})
+                          "rules": rules.to_json(), "late_cards": late_cards, "cap": cap,
+                          **({"record": True} if record else {})})
     return tasks
 
 
@@ -112,15 +114,20 @@ def play_task(task: dict) -> dict:
               for q, nm in enumerate(names)]
     rng = random.Random(f"match-play-{task['seed']}-{task['kind']}-{n}-{task['start']}")
     bot_rng = random.Random(task_seed(task["seed"], f"{task['id']}/bots"))
-    g = play_game(rules, start, tracker, history, agents, rng, bot_rng, task["cap"])
+    record = bool(task.get("record"))
+    g = play_game(rules, start, tracker, history, agents, rng, bot_rng, task["cap"],
+                  record=record)
     a_loss = g["loss"][seat]
     outcome = "draw" if g["reason"] != "end" else ("loss" if a_loss == 1.0 else "win")
     b_seats = [q for q in range(n) if q != seat]
-    return {"loss": g["loss"], "a_loss": a_loss, "outcome": outcome, "reason": g["reason"],
-            "decisions": g["decisions"], "seconds": g["seconds"],
-            "a_decisions": g["made"][seat], "a_seconds": round(g["think"][seat], 6),
-            "b_decisions": sum(g["made"][q] for q in b_seats),
-            "b_seconds": round(sum(g["think"][q] for q in b_seats), 6)}
+    out = {"loss": g["loss"], "a_loss": a_loss, "outcome": outcome, "reason": g["reason"],
+           "decisions": g["decisions"], "seconds": g["seconds"],
+           "a_decisions": g["made"][seat], "a_seconds": round(g["think"][seat], 6),
+           "b_decisions": sum(g["made"][q] for q in b_seats),
+           "b_seconds": round(sum(g["think"][q] for q in b_seats), 6)}
+    if record:
+        out.update(events=g["events"], prefix=g["prefix"])
+    return out
 
 
 def play_game(rules: Rules, start: State, tracker: HandTracker, history: list, agents,
@@ -249,8 +256,10 @@ def summarize(tasks, results) -> dict:
 def run_match(a: str, b: str, *, players: int = 2, kind: str = "full", starts: int = 100,
               seed: int = 0, rules: Rules | None = None, late_cards: int | None = None,
               cap: int = CAP, jobs: int = 1, ray: str | None = None, output=None,
-              progress="auto") -> dict:
-    """Play the match (module doc) and summarize it.
+              progress="auto", on_game=None) -> dict:
+    """Play the match (module doc) and summarize it. ``on_game(task, result)``, when
+    given, is called for every game in task order, each result with the game's events
+    (``palace match --record``).
 
     :raises AgentError: an unknown agent or option.
     :raises BatchError: see :func:`palace_solver.jobs.batch.run_batch`.
@@ -265,10 +274,14 @@ def run_match(a: str, b: str, *, players: int = 2, kind: str = "full", starts: i
     rules = rules or Rules()
     rules.check_players(players)
     tasks = match_tasks(a, b, players=players, kind=kind, starts=starts, seed=seed,
-                        rules=rules, late_cards=late_cards, cap=cap)
+                        rules=rules, late_cards=late_cards, cap=cap,
+                        record=on_game is not None)
     t0 = time.perf_counter()
     results = run_batch(play_task, tasks, jobs=jobs, ray=ray, output=output, progress=progress,
                         label="games")
+    if on_game is not None:
+        for t, r in zip(tasks, results):
+            on_game(t, r)
     out = summarize(tasks, results)
     out.update(seed=seed, rules=rules.to_json(), wall_seconds=round(time.perf_counter() - t0, 3),
                jobs=jobs)

@@ -34,7 +34,7 @@ __all__ = ["LiveError", "Event", "RESERVED", "is_card", "parse_card", "parse_car
 #: Words that cannot be player names (they start commands or events).
 RESERVED = {"me", "draw", "draws", "start", "first", "burn", "out", "undo", "hint", "show",
             "help", "save", "quit", "exit", "q", "log", "status", "pickup", "flip", "?",
-            "up", "set", "i"}
+            "up", "set", "i", "export"}
 
 #: How cards are written, for messages about a word that is not one.
 CARD_NAMES = "2 3 4 5 6 7 8 9 10 J Q K A (T for 10, any case; a suit letter is ignored)"

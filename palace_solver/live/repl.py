@@ -17,7 +17,9 @@ from contextlib import contextmanager
 import click
 
 from ..game.cards import RANKS, rank_name
+from ..game.record import write_record
 from .events import LiveError, is_card
+from .export import session_record
 from .hints import format_hint
 from .picture import picture, status_line
 from .session import Session
@@ -46,6 +48,7 @@ Commands:
   show             the table          log     the events so far
   undo [N]         take back the last event (or N)
   save [FILE]      save now (the session is saved after every event anyway)
+  export FILE      the game as a record for 'palace review' (FILE.json: the JSON form)
   help (or ?)      this text          quit    leave (also 'exit'; resume with --resume FILE)
 A card is always a card: 'Q' alone plays a queen. Every event is saved as soon as it is
 accepted; Ctrl-D or Ctrl-C at the prompt saves and quits."""
@@ -53,7 +56,7 @@ accepted; Ctrl-D or Ctrl-C at the prompt saves and quits."""
 #: The command words, each a whole word that is no card (a card word typed at the prompt is
 #: always a play: ``Q`` plays a queen); ``?`` is help. Anything else is an event.
 COMMAND_WORDS = ("help", "show", "hint", "undo", "save", "quit", "exit", "log", "status",
-                 "set")
+                 "set", "export")
 #: Other spellings of a command.
 ALIASES = {"?": "help"}
 
@@ -140,7 +143,7 @@ class Driver:
         self._commands = {"help": self._help, "show": self._show, "log": self._log,
                           "status": self._status, "undo": self._undo, "hint": self._hint,
                           "set": self._set, "save": self._save, "quit": self._quit,
-                          "exit": self._quit}
+                          "exit": self._quit, "export": self._export}
         assert set(self._commands) == set(COMMAND_WORDS)
 
     @property
@@ -252,6 +255,17 @@ class Driver:
         if args:
             s.path = path
         ans["message"] = f"saved to {path}"
+
+    def _export(self, args, ans):
+        if len(args) != 1:
+            raise LiveError("export FILE: the game as a record (docs/record.md), FILE.json "
+                            "for the JSON form")
+        try:
+            path = write_record(args[0], session_record(self.session))
+        except OSError as e:
+            raise LiveError(f"cannot write {args[0]}: {e.strerror or e}") from None
+        ans["message"] = (f"the game's record, as your seat saw it, is in {path}; "
+                          f"'palace review {path}' judges your decisions")
 
     def _quit(self, args, ans):
         s = self.session
