@@ -15,6 +15,7 @@ Endpoints (docs/web.md lists them with examples):
   chance outcomes, or the result).
 - ``GET /api/status``: analyses running and waiting.
 - ``/api/live/...``: the live companion (:mod:`palace_solver.web.live_api`).
+- ``/api/review/...``: the Review tab (:mod:`palace_solver.web.review_api`).
 
 Errors are JSON ``{"error": "<one line>"}`` with status 400 (bad input), 401 (no access
 token where one is needed: :mod:`palace_solver.web.access`), 404, 409 (an event the rules
@@ -49,6 +50,7 @@ from .jobs import (
     Runner,
 )
 from .live_api import LiveApi
+from .review_api import ReviewApi
 
 STATIC = Path(__file__).parent / "static"
 
@@ -316,6 +318,7 @@ def create_app(*, host: str = "127.0.0.1", sessions: str | None = None,
     ]
     live = LiveApi(sessions or ".")
     routes += live.routes()
+    routes += ReviewApi(live).routes()
     routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     app = Starlette(routes=routes, exception_handlers={ApiError: api_error, 404: not_found,
                                                        405: not_found},

@@ -59,8 +59,9 @@ class AnalysisCancelled(AnalysisFailed):
 def _child(conn, kind: str, payload: dict, options: dict, limit: float,
            server_pid: int) -> None:
     """Runs in the child: ``kind`` ``analyze`` (``payload`` a position's JSON; progress
-    reported at most ten times a second) or ``hint`` (``payload`` a live session's JSON:
-    its hint, as ``palace live`` gives it). Ends itself after ``limit`` seconds and when
+    reported at most ten times a second), ``hint`` (``payload`` a live session's JSON:
+    its hint, as ``palace live`` gives it) or ``review`` (``payload`` a game record's
+    JSON: its review, progress by decisions). Ends itself after ``limit`` seconds and when
     the server is gone, whatever happened to the server (:func:`_watch`)."""
     from palace_solver.analysis import analyze
     from palace_solver.game.position import Position
@@ -84,6 +85,10 @@ def _child(conn, kind: str, payload: dict, options: dict, limit: float,
                 pass
 
     try:
+        if kind == "review":
+            from palace_solver.review.web import review_json
+            conn.send(("done", review_json(payload, options, progress)))
+            return
         if kind == "hint":
             from palace_solver.live.session import Session
             session = Session.from_json(payload)
@@ -232,6 +237,15 @@ class Runner:
         """
         return await self._job("hint", session_json,
                                {"time_budget": time_budget, "seed": seed}, None, gone)
+
+    async def run_review(self, record_json: dict, options: dict, progress=None,
+                         gone=None) -> dict:
+        """The review of a game record (its JSON form): ``{"review", "svg"}``
+        (:func:`palace_solver.review.web.review_json`).
+
+        :raises AnalysisFailed: (or a subclass) with a one-line message.
+        """
+        return await self._job("review", record_json, options, progress, gone)
 
     async def _job(self, kind, payload, options, progress, gone) -> dict:
         try:

@@ -807,7 +807,9 @@ const Live = {
         h("section", {}, h("div", { class: "zlabel wide" }, "unseen cards (", String(st.unseen_total), ")"),
           h("div", { class: "unseen", id: "unseen" }, Object.entries(st.unseen).map(([r, k]) =>
             h("span", { class: cardClass(r), dataset: { rank: r } }, r, h("small", {}, "×" + k))))),
-        h("section", {}, h("div", { class: "row" }, h("b", {}, `Events (${st.events.length})`), h("a", { href: "#/live" }, "all sessions")),
+        h("section", {}, h("div", { class: "row" }, h("b", {}, `Events (${st.events.length})`), h("a", { href: "#/live" }, "all sessions"),
+          h("a", { id: "export", href: `/api/live/${encodeURIComponent(this.sid)}/record.txt`, download: this.sid.replace(/\.json$/, "") + ".txt", title: "the game as a record (docs/record.md): what your seat saw" }, "export record"),
+          h("a", { id: "review-this", href: `#/review?session=${encodeURIComponent(this.sid)}` }, "review")),
           st.events.length ? h("ol", { class: "events", id: "events" }, st.events.map((x) => h("li", {}, x))) : h("p", { class: "hint" }, "none yet")));
     view.replaceChildren(h("div", { class: "live" },
       h("div", { class: "col entercol" },
@@ -895,7 +897,9 @@ const Live = {
 async function route() {
   const { path, params } = parseHash();
   for (const a of document.querySelectorAll("header nav a")) a.classList.toggle("on", path.startsWith(a.getAttribute("href").slice(1)));
+  if (path !== "/review") Review.stop();
   if (path.startsWith("/live")) { Board.stop(); await Live.show(path, params); }
+  else if (path === "/review") { Board.stop(); await Review.show(params); }
   else await Board.show(params);
 }
 
