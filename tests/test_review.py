@@ -242,3 +242,26 @@ def test_palace_match_records_every_game(tmp_path):
     assert rep["decisions"] and min(d["ply"] for d in rep["decisions"]) >= first
     rp = replay(rec)
     assert rp.over == (rec.result is not None and "loses" in rec.result)
+
+
+def test_a_live_game_from_the_cards_after_the_swap_exports_and_reviews(tmp_path):
+    """palace live --hand/--up (no deal): the record starts at the first play."""
+    from palace_solver.live.export import session_record
+    from palace_solver.live.session import Session, Setup
+    def session(events):
+        s = Session(Setup(["me", "bob"], 0, Rules(), [3, 7, 12], [[2, 14, 13], [5, 9, 11]]))
+        for ev in events:
+            s.apply(ev)
+        return s
+
+    events = ("me 3", "draw 8", "bob 5", "me 7", "draw 4", "bob pickup", "me 8")
+    s = session(events)
+    rec = session_record(s)
+    text = rec.text()
+    assert "start: play" in text and "me: 3 7 Q / 2 K A / ?3" in text
+    assert parse_record(text) == rec
+    rp = replay(parse_record(text))
+    assert rp.visible == [0] and len(rp.decisions) == 5
+    assert rp.decisions[-1].views[0] == session(events[:-1]).position()   # the hint's
+    rep = review([("g", rec)], budget=Budget(nodes=200), progress=False)[0]
+    assert [d["player"] for d in rep["decisions"]] == ["me", "me", "me"]

@@ -37,6 +37,12 @@ SIDS = ["game.json", "../game.json", "..%2Fgame.json", "../../etc/passwd", "/etc
         "game", "x" * 300 + ".json", "g\u00e9.json", "game.json%00.txt", "CON.json",
         "link.json", "nope.json"]
 
+#: Game records (docs/record.md) for the review endpoints: an exact endgame played out, and
+#: a refused one.
+RECORDS = ["palace record 1\nseats: al bo\nstart: position\nposition: " + EXACT.replace(
+    "me:", "al:").replace("bob:", "bo:") + "\n\nal 7\n", "palace record 1\nseats: al bo\n",
+    "palace record 1\nrules: nope\nseats: al bo\n", "not a record", ""]
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=True)
     | st.text(max_size=30),
@@ -69,6 +75,12 @@ def plausible(key: str):
         "deal": st.sampled_from(["3 7 Q 2 A K", "3 7", ""]),
         "file": st.sampled_from(SIDS) | st.text(max_size=20),
         "dealer": st.sampled_from(["me", "bob", "9"]), "first": st.sampled_from(["me", "bob"]),
+        "record": st.sampled_from(RECORDS) | st.sampled_from(RECORDS).map(
+            lambda t: t.replace("7", "Q")) | st.sampled_from(RECORDS).map(
+            lambda t: "\n".join(t.splitlines()[:-1])),
+        "session": st.sampled_from(SIDS), "seats": st.lists(st.sampled_from(
+            ["al", "bo", "me", "zed", ""]), max_size=3),
+        "nodes": st.integers(-3, 10**9),
     }
     base = specific.get(key, st.nothing())
     return st.one_of(base, base, base, json_values)
@@ -94,6 +106,10 @@ ENDPOINTS = [
     ("POST", "/api/live/{sid}/undo", ("count",)),
     ("POST", "/api/live/{sid}/hint", ("time", "seed")),
     ("GET", "/api/live/{sid}", ()),
+    ("GET", "/api/live/{sid}/record", ()),
+    ("GET", "/api/live/{sid}/record.txt", ()),
+    ("POST", "/api/review/record", ("record", "session", "seats", "nodes", "seed")),
+    ("POST", "/api/review/stream", ("record", "session", "seats", "nodes", "seed")),
     ("GET", "/api/live", ()),
     ("GET", "/api/info", ()),
     ("GET", "/api/status", ()),
@@ -124,6 +140,14 @@ class StubRunner:
             await progress(1, 2, 0.0)
         return {"method": "exact", "to_move": pos.to_move, "loss_probability": [0.5, 0.5],
                 "best_move": None, "moves": [], "stats": {}}
+
+    async def run_review(self, record_json, options, progress=None, gone=None):
+        from palace_solver.game.record import Record
+        Record.from_json(record_json)           # a valid record, or this raises
+        assert set(options) <= {"seats", "seed", "nodes"}, options
+        if progress is not None:
+            await progress(1, 2, 0.0)
+        return {"review": {"players": [], "decisions": []}, "svg": "<svg/>"}
 
     async def run_hint(self, session_json, time_budget, seed, gone=None):
         assert time_budget > 0 and isinstance(seed, int)
@@ -206,7 +230,8 @@ def test_session_ids_stay_inside_the_sessions_directory(app_dir, sid):
     client, directory = app_dir
     before = snapshot(directory)
     for method, suffix, body in (("GET", "", None), ("POST", "/event", {"event": "Q"}),
-                                 ("POST", "/undo", {}), ("POST", "/hint", {})):
+                                 ("POST", "/undo", {}), ("POST", "/hint", {}),
+                                 ("GET", "/record", None), ("GET", "/record.txt", None)):
         url = f"/api/live/{sid}{suffix}"
         resp = client.get(url) if method == "GET" else client.post(url, json=body)
         Fuzz.tried += 1

@@ -84,7 +84,7 @@ class Replay:
     over: bool
     loss: list | None
     draw_empty_ply: int | None
-    final: State
+    final: State | None            # None: the record stops before play begins
 
     @property
     def names(self) -> list[str]:
@@ -187,7 +187,7 @@ class _Game:
         if rec.start == "position":
             self._start_position()
         elif rec.start == "play":
-            self._start_play({i: (d.hand, d.face_up) for i, d in enumerate(rec.deal)})
+            self._start_play({i: (d.hand, d.face_up, []) for i, d in enumerate(rec.deal)})
 
     # -- views -------------------------------------------------------------------------------
     def views(self):
@@ -639,6 +639,11 @@ def replay(rec: Record) -> Replay:
         g._lineno = rec.line_of(len(rec.events))
         if g.layout and g.laid:
             g._finish_layout()
+        elif g.layout:
+            try:                # no event yet: play starts only if nobody must lay out
+                g._finish_layout()
+            except _Refused:
+                pass
         if g.pending_draw is not None and g.stock is not None:
             try:
                 g._auto()
@@ -653,7 +658,9 @@ def replay(rec: Record) -> Replay:
             ln = rec.header_lines.get("result")
             raise RecordError(str(e), ln[0] if ln else None, ln[1] if ln else None) from None
         raise RecordError(str(e), rec.line_of(i), rec.events[i].strip()) from None
-    R = g.states["R"]
+    R = g.states.get("R")
+    if R is None:                  # the record stops at the deal: no decision yet
+        return Replay(rec, [], list(g.visible), False, None, None, None)
     over = R.is_terminal()
     return Replay(rec, g.decisions, list(g.visible), over,
                   [float(x) for x in R.result()] if over else None, g.draw_empty_ply, R)
@@ -663,8 +670,12 @@ def _check_result(g: _Game) -> None:
     res = g.rec.result
     if res is None:
         return
-    R = g.states["R"]
+    R = g.states.get("R")
     words = res.lower().split()
+    if R is None:
+        if len(words) >= 2 and words[1] in ("loses", "lost", "wins", "won"):
+            raise _Header("result", f"result: {res}, but the game has not started")
+        return
     if not words:
         return
     if len(words) >= 2 and words[1] in ("loses", "lost", "wins", "won"):
