@@ -20,6 +20,12 @@ Runs:
 - ``gen0-calib``: ``engine1`` at its full budget against itself: the held-out games on
   which the figures of ``palace analyze`` before this work are calibrated (never trained
   on).
+- ``gen1-train``: generation 1's search against itself, the games of generation 2.
+- ``gen1-calib``: ``engine`` (generation 1 at its full budget) against itself: the
+  "after" of the calibration benchmark.
+
+A recipe's runs are read as their first games without a gap (``finished_games``), so a
+run still growing does not change the generations fitted on it.
 """
 from __future__ import annotations
 
@@ -33,8 +39,10 @@ import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from palace_solver.learn.engine_games import game_tasks, run_games  # noqa: E402
+from palace_solver.learn.generation import RECIPES, fit_generation, save_generation  # noqa: E402,F401
 
-#: Where the runs' game files live (large, not committed: rebuilt from their recipes).
+#: Where the runs' game files live: committed (about 5 KB a game), so that a run grows
+#: across sessions and a generation's recipe can be rebuilt from a clone.
 DATA = Path(os.environ.get("PALACE_GAMES", Path(__file__).resolve().parent / "results"
                            / "games"))
 
@@ -54,13 +62,9 @@ def search_agent(gen: int) -> str:
 RUNS = {
     "gen0-train": (search_agent(0), 100, 4000),
     "gen0-calib": ("engine1", 0, 4000),
+    "gen1-train": (search_agent(1), 101, 4000),
+    "gen1-calib": ("engine", 1, 4000),
 }
-
-
-#: generation -> how its network and policy model are fitted: the runs (and how many of
-#: each run's first games) they learn from, the network they go on from, and the trainer's
-#: options and seed (palace_solver.learn.train.train, learn.policy.fit)
-RECIPES: dict = {}
 
 
 def games_file(run: str) -> Path:
@@ -76,38 +80,18 @@ def run_tasks(run: str, games: int | None = None):
     return game_tasks(games or asked, seed=seed, agent=agent)
 
 
-def fit_generation(gen: int, recipe: dict, progress=None) -> dict:
-    """Generation ``gen``'s weights from its recipe: ``{"weights", "policy", "meta"}``."""
-    import hashlib
-
-    import numpy as np
-
-    from palace_solver.learn.engine_games import read_games, to_dataset
-    from palace_solver.learn.model import load_weights
-    from palace_solver.learn.policy import decisions, fit, loglik
-    from palace_solver.learn.train import train
-    from palace_solver.solve.engine import weights_path
-
-    games, digests = [], []
-    for run, count in recipe["runs"]:
-        got = read_games(games_file(run))[:count]
-        if len(got) < count:
-            raise SystemExit(f"run {run}: {len(got)} finished games, the recipe needs {count}")
-        # game numbers of different runs apart, so that 'held out' (9 mod 10) is per game
-        games += [(g + 1_000_000 * len(digests), rec) for g, rec in got]
-        digests.append(hashlib.blake2b(repr([(g, rec["events"]) for g, rec in got]).encode(),
-                                       digest_size=8).hexdigest())
-    data = to_dataset(games)
-    init = load_weights(weights_path(recipe["init"]))[0] if recipe.get("init") else None
-    out = train([data], init=init, progress=progress, **recipe["train"])
-    pol = decisions(games)
-    held = pol["game"] % 10 == 9
-    theta = fit(pol, select=~held, **recipe.get("policy", {}))
-    meta = dict(out["meta"])
-    meta.update(generation=gen, recipe=recipe, games_digest=digests,
-                policy={"train": loglik(theta, pol, ~held), "held": loglik(theta, pol, held)})
-    return {"weights": out["weights"], "policy": np.asarray(theta, np.float64), "meta": meta,
-            "held": out["held"]}
+def finished_games(run: str) -> list:
+    """The run's finished games in order, as ``(number, record)``: the first games
+    without a gap (a recipe's "first N games" means games 0 .. N-1)."""
+    from palace_solver.learn.engine_games import read_games
+    path = games_file(run)
+    got = read_games(path) if path.exists() else []
+    out = []
+    for g, rec in got:
+        if g != len(out):
+            break
+        out.append((g, rec))
+    return out
 
 
 def main(argv=None) -> int:
@@ -122,21 +106,16 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "train":
         import json
-
-        import numpy as np
-
-        from palace_solver.learn.train import errors
-        res = fit_generation(args.gen, RECIPES[args.gen],
-                             progress=lambda m: print(m, file=sys.stderr))
+        recipe = RECIPES[args.gen]
+        try:
+            res = fit_generation(args.gen, recipe,
+                                 {run: finished_games(run) for run, _ in recipe["runs"]},
+                                 progress=lambda m: print(m, file=sys.stderr))
+        except ValueError as e:
+            raise SystemExit(str(e))
         out = args.out or (Path(__file__).resolve().parents[1] / "palace_solver" / "data"
                            / f"eval_weights-gen{args.gen}.npz")
-        meta = res["meta"]
-        meta["held_errors"] = {k: errors(res["weights"], res["held"], kind=k)
-                               if k == "learned" else errors(None, res["held"], kind=k)
-                               for k in ("learned", "cardcount", "constant")}
-        np.savez(out, **{k: np.ascontiguousarray(res["weights"][k], dtype=np.float32)
-                         for k in ("w1", "b1", "w2", "b2", "w3")},
-                 policy=res["policy"], meta=np.array(json.dumps(meta, sort_keys=True)))
+        meta = save_generation(res, out)
         print(json.dumps({k: meta[k] for k in ("held_errors", "policy")}, indent=1))
         print(f"{out}", file=sys.stderr)
         return 0

@@ -31,6 +31,9 @@ from palace_solver.jobs.match import match_tasks, play_task, run_match, summariz
 
 HERE = provenance.RESULTS / "strength"
 
+#: generation 1's search with generation 0's network (the generations compared alone)
+GEN0 = "engine:weights=gen0:end_weights=gen0"
+
 #: row -> (A, B, players, kind, starts asked)
 ROWS = {
     "engine-greedy": ("engine", "greedy", 2, "full", 1000),
@@ -44,7 +47,24 @@ ROWS = {
     "engine_det-det": ("engine_det", "det", 2, "full", 1000),
     "engine_det-engine": ("engine_det", "engine", 2, "full", 1000),
     "engine-det-late": ("engine", "det", 2, "late", 1000),
+    # Generation 1 (the engine of benchmarks/RESULTS-strength.md's generation-1 section);
+    # every row's starts fixed here before its first game, run in this order.
+    "g1-engine1": ("engine", "engine1", 2, "full", 500),
+    "g1-g0": ("engine", GEN0, 2, "full", 500),
+    "g1-noinfer": ("engine", "engine:infer=0:end_infer=0", 2, "full", 500),
+    "g1-greedy": ("engine", "greedy", 2, "full", 500),
+    "g1-server_ismcts": ("engine", "server_ismcts", 2, "full", 500),
+    "g1-mos_uct": ("engine", "mos_uct", 2, "full", 500),
+    "g1-det": ("engine", "det", 2, "full", 500),
+    "g1-x4-engine": ("engine:budget=4", "engine", 2, "full", 500),
+    "g1-hint-engine": ("hint", "engine", 2, "full", 200),
+    "g1-greedy-3p": ("engine", "greedy", 3, "full", 500),
+    "g1-engine1-3p": ("engine", "engine1", 3, "full", 500),
 }
+
+#: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
+#: files stay as they were played and the report names that agent ``engine1``.
+BEFORE_GEN1 = {row for row in ROWS if not row.startswith("g1-")}
 
 
 def _file(row):
@@ -157,17 +177,23 @@ def partial(row: str):
     return s
 
 
-def report() -> str:
+def _label(row: str, name: str) -> str:
+    return "engine1" if row in BEFORE_GEN1 and name == "engine" else name
+
+
+def report(prefix: str = "") -> str:
     lines = ["| row | A | B | players | starts (asked) | games | A score | 95% CI (paired) | p | "
              "A W/D/L | A ms/decision | B ms/decision | decisions/game |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in ROWS:
+        if not row.startswith(prefix):
+            continue
         s = partial(row)
         if s is None:
             continue
         ms = [("-" if s[k] is None else f"{s[k]:.1f}") for k in ("a_ms_per_decision",
                                                                   "b_ms_per_decision")]
-        lines.append(f"| {row} | {s['a']} | {s['b']} | {s['players']} | {s['starts']} "
+        lines.append(f"| {row} | {_label(row, s['a'])} | {_label(row, s['b'])} | {s['players']} | {s['starts']} "
                      f"({s['asked']}) | {s['games']} | {s['score']:.3f} | [{s['ci95'][0]:.3f}, "
                      f"{s['ci95'][1]:.3f}] | {s['p']:.1e} | {s['wins']}/{s['draws']}/"
                      f"{s['losses']} | {ms[0]} | {ms[1]} | {s['mean_decisions']:.1f} |")
@@ -180,6 +206,7 @@ def main(argv=None):
     ap.add_argument("row", nargs="?", choices=list(ROWS))
     ap.add_argument("--starts", type=int, default=None, help="starts (default: the row's)")
     ap.add_argument("--jobs", type=int, default=1, help="local processes")
+    ap.add_argument("--prefix", default="", help="report: only the rows named so (g1-)")
     args = ap.parse_args(argv)
     if args.what == "run":
         if args.row is None:
@@ -189,7 +216,7 @@ def main(argv=None):
         print(json.dumps(s))
         print(f"wall {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     elif args.what == "report":
-        print(report())
+        print(report(args.prefix))
     else:
         from speed import main as speed_main  # benchmarks/speed.py
         speed_main()

@@ -91,21 +91,20 @@ class SearchConfig:
         return asdict(self)
 
 
-#: The ``engine`` agent while the draw pile holds cards (measured in
-#: benchmarks/RESULTS-strength.md): flat Monte Carlo over deals that fix the hidden hands and
-#: the draw pile's order: each root move, then one compiled greedy playout, up to 2,048 deals
-#: or 800,000 nodes (playout decisions), 53 ms a decision (benchmarks/speed.py). With
-#: ENGINE_END after, a two-player full-deal game costs the engine about 2.6 s of one core.
-#: (``exact_nodes``: used when this configuration also plays the endgame, ``end=flat``.)
-ENGINE = SearchConfig(determinizations=2048, nodes=800_000, chance_width=1, rollouts=1,
-                      max_depth=1, ordered=True, exact_nodes=20_000, stop_at_budget=True)
+#: The ``engine`` agent while the draw pile holds cards: 24 deals, the others' hands drawn
+#: in proportion to how likely their observed plays were (``infer``: 4 candidate deals
+#: weighed by the policy model per deal searched), the draw pile's order fixed per deal,
+#: each deal searched by iterative deepening (alpha-beta over the deal, the repetitions of
+#: the game's history, the network of generation 1 at the horizon) within an equal share
+#: of 160,000 nodes: a larger budget searches deeper. About engine1's cost a decision
+#: (benchmarks/engine_cost.py); its strength is benchmarks/RESULTS-strength.md's g1 rows.
+ENGINE = SearchConfig(determinizations=24, nodes=160_000, chance_width=0, rollouts=0,
+                      max_depth=64, ordered=True, eval="learned", weights="gen1", infer=4)
 #: The ``engine`` agent once the draw pile is empty: each deal searched by iterative deepening
 #: (every chance outcome, the learned evaluation at the horizon) within an equal share of
-#: 150,000 nodes, so that it sees the other side's replies, the repetitions among them
-#: (20-47 ms a decision; 800,000 nodes over 32 deals did no better against ``det`` from
-#: late starts: benchmarks/RESULTS-strength.md).
+#: 150,000 nodes, so that it sees the other side's replies, the repetitions among them.
 ENGINE_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, rollouts=0,
-                          max_depth=64, eval="learned")
+                          max_depth=64, eval="learned", weights="gen1", infer=4)
 #: ``engine1``: the engine as it stood before the learned values of its own games (the
 #: two configurations above with the network learned from greedy games), frozen as the
 #: baseline of the strength table. Never change these.
@@ -115,10 +114,10 @@ ENGINE1 = SearchConfig(determinizations=2048, nodes=800_000, chance_width=1, rol
 ENGINE1_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, rollouts=0,
                            max_depth=64, eval="learned", weights="gen0")
 #: ``palace analyze`` on hidden cards or a draw pile, and ``palace live`` hints: the same
-#: search with four times the budget.
-HINT = ENGINE.with_(determinizations=8192, nodes=3_200_000)
+#: search with twice the deals and four times the nodes (each deal searched deeper).
+HINT = ENGINE.with_(determinizations=48, nodes=640_000)
 #: The same once the draw pile is empty.
-HINT_END = ENGINE_END.with_(determinizations=64, nodes=600_000)
+HINT_END = ENGINE_END.with_(determinizations=32, nodes=600_000)
 #: ``palace analyze`` and the hints before the values learned from the engine's games
 #: (four times ENGINE1's budget), frozen: the "before" of the calibration benchmark.
 HINT1 = ENGINE1.with_(determinizations=8192, nodes=3_200_000)

@@ -1,0 +1,153 @@
+"""How much the inference of hidden cards knows: the true hands against the deals it draws.
+
+    python benchmarks/inference.py [--run gen0-train] [--first 110] [--games 40] [--weights gen1]
+
+For every decision of the games ``first .. first + games - 1`` of a self-play run (games
+the generation's policy model was not fitted on), as the mover saw it (its own hand, what
+the table showed, the others' last decisions), the engine's inference draws candidate
+deals of the others' unknown hand cards and weighs them by the policy model's likelihood
+of the observed moves (``ext/decide.pxi``). Each unknown card of another player is then
+given a rank distribution: the mean over the candidates, weighted (inference) or not (the
+uniform deals without inference: the same candidates, equal weights). The score is the
+mean log-likelihood of the true cards' ranks, inference minus uniform, in nats per hidden
+card: above 0, the weighted deals put more mass on the hands the players really held.
+Intervals: by bootstrap over games (the decisions of one game are not independent).
+"""
+from __future__ import annotations
+
+import os
+
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+import argparse  # noqa: E402
+import math  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import provenance  # noqa: E402
+from generations import games_file  # noqa: E402
+
+from palace_solver.agents.method_bots import observations  # noqa: E402
+from palace_solver.learn.engine_games import read_games, replay_tracked  # noqa: E402
+from palace_solver.sample.drawsearch import SearchConfig, decide, state_view  # noqa: E402
+from palace_solver.solve.engine import compiled, use_eval_weights  # noqa: E402
+
+#: 24 deals of 4 candidates each, as the engine draws them; the search itself is one ply
+#: of the card count (only the weights are read)
+CFG = SearchConfig(determinizations=24, nodes=24, chance_width=0, rollouts=0, max_depth=1,
+                   eval="cardcount", infer=4)
+#: a rank no candidate gives a hidden card still gets this share (of the mean), so that
+#: one card the candidates all missed does not dominate the mean
+FLOOR = 1e-3
+
+
+def _marginals(view, hidden, cands, weights, q):
+    """Rank distribution of one unknown card of ``q`` under the candidates."""
+    vs = view.to_state()
+    p = np.zeros(16)
+    for c, w in zip(cands, weights):
+        hand = c.to_state().hands[q]
+        p += w * np.array([hand[r] - vs.hands[q][r] for r in range(16)], float) / hidden[q]
+    return p
+
+
+def score_decision(state, me, tracker, seed):
+    """``(phase, hidden cards, sum of log-ratio, weighted ess)`` or None when nothing is
+    inferred (no unknown cards, no observations)."""
+    E = compiled()
+    view, hidden = state_view(state, me, tracker.known)
+    if not any(hidden[q] for q in range(state.n) if q != me):
+        return None
+    obs = observations(state, me, tracker)
+    if not obs:
+        return None
+    raw = decide(view, hidden, CFG, seed, observations=obs)
+    w = raw.get("weights")
+    if w is None:
+        return None
+    cands = [E.determinize(view, hidden, E.candidate_seed(seed, c)) for c in range(len(w))]
+    uni = [1.0 / len(w)] * len(w)
+    total, cards = 0.0, 0
+    for q in range(state.n):
+        if q == me or not hidden[q]:
+            continue
+        pw = _marginals(view, hidden, cands, w, q)
+        pu = _marginals(view, hidden, cands, uni, q)
+        true = [state.hands[q][r] - view.to_state().hands[q][r] for r in range(16)]
+        for r in range(16):
+            if true[r]:
+                a = (1 - FLOOR) * pw[r] + FLOOR * pu.mean()
+                b = (1 - FLOOR) * pu[r] + FLOOR * pu.mean()
+                total += true[r] * math.log(a / b)
+                cards += true[r]
+    ess = 1.0 / float(np.sum(np.square(w)))
+    return ("draw" if state.draw_pile else "end"), cards, total, ess
+
+
+def _boot(per_game, reps=2000, seed=0):
+    rng = np.random.default_rng(seed)
+    g = np.array(per_game, float)   # (games, 2): log-ratio sum, cards
+    if len(g) == 0 or g[:, 1].sum() == 0:
+        return None, [None, None]
+    idx = rng.integers(0, len(g), (reps, len(g)))
+    means = g[idx, 0].sum(1) / np.maximum(g[idx, 1].sum(1), 1)
+    return float(g[:, 0].sum() / g[:, 1].sum()), [float(np.quantile(means, 0.025)),
+                                                   float(np.quantile(means, 0.975))]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--run", default="gen0-train")
+    ap.add_argument("--first", type=int, default=110, help="first game (not trained on)")
+    ap.add_argument("--games", type=int, default=40)
+    ap.add_argument("--weights", default="gen1", help="the generation whose policy model")
+    ap.add_argument("--output", default=str(provenance.RESULTS / "inference.json"))
+    args = ap.parse_args(argv)
+    rec = provenance.record()
+    use_eval_weights(args.weights)
+    games = [(g, r) for g, r in read_games(games_file(args.run))
+             if args.first <= g < args.first + args.games]
+    if len(games) < args.games:
+        print(f"{args.run}: only {len(games)} of the {args.games} games asked are finished",
+              file=sys.stderr)
+    per = {"all": [], "draw": [], "end": []}
+    ess, decisions = [], 0
+    t0 = time.perf_counter()
+    for i, (g, game) in enumerate(games):
+        acc = {k: [0.0, 0] for k in per}
+        for state, _, _, k, tracker in replay_tracked(game):
+            for me in range(state.n):   # every seat's view of the same decision
+                if me == state.to_move or state.out[me]:
+                    continue
+                got = score_decision(state, me, tracker, seed=g * 1000 + k)
+                if got is None:
+                    continue
+                phase, cards, total, e = got
+                for key in ("all", phase):
+                    acc[key][0] += total
+                    acc[key][1] += cards
+                ess.append(e)
+                decisions += 1
+        for key in per:
+            per[key].append(acc[key])
+        print(f"game {g} ({i + 1}/{len(games)}): {decisions} views, "
+              f"{time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    out = {"run": args.run, "games": [g for g, _ in games], "weights": args.weights,
+           "config": CFG.to_json(), "floor": FLOOR, "views": decisions,
+           "mean_ess": float(np.mean(ess)) if ess else None,
+           "candidates": CFG.determinizations * CFG.infer}
+    for key, rows in per.items():
+        mean, ci = _boot(rows)
+        out[key] = {"nats_per_card": mean, "ci95": ci,
+                    "cards": int(sum(r[1] for r in rows))}
+    provenance.write(args.output, out, rec)
+    for key in per:
+        print(f"{key}: {out[key]}")
+    print(f"mean effective candidates {out['mean_ess']:.1f} of {out['candidates']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""Generations of the learned values: generation k+1 learns from the games of generation k.
+
+A generation is a file, ``palace_solver/data/eval_weights-genK.npz``: the value network
+(``w1`` .. ``w3``, the compiled evaluation's format), the policy model of the other seats
+(``policy``: :mod:`palace_solver.learn.policy`, used by the inference of hidden cards) and
+``meta``, a JSON text that holds the recipe it was fitted with and a digest of the games.
+
+A recipe (:data:`RECIPES`) names the self-play runs and how many of each run's first games
+it learns from, the network it goes on from and the trainer's options and seed. The same
+games, recipe and seed give the same weights bit for bit on one machine with numpy on one
+thread (:func:`fit_generation`; tests/test_generations.py rebuilds generation 1 from the
+games the repository holds and compares). Held-out games are those numbered 9 mod 10:
+never trained on, they give the errors reported in ``meta``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+
+__all__ = ["RECIPES", "fit_generation", "games_digest", "save_generation"]
+
+#: generation -> recipe. ``runs``: (run, first games) pairs (benchmarks/generations.py
+#: plays the runs); ``init``: the generation it goes on from; ``train``: options of
+#: :func:`palace_solver.learn.train.train`; ``policy``: of :func:`~.policy.fit`.
+#: Generation 1 was chosen among twelve variants (1-16 epochs, step 2.5e-4 to 2e-3, from
+#: gen0 or from scratch) by the log loss of the held-out games among its 360: a short,
+#: gentle fit from gen0 (which saw 10^6 greedy positions). The outcomes of a few hundred
+#: games label their positions with a few hundred independent results, and longer fits
+#: learn the games, not the game: 6 epochs at 1e-3 scored 0.78 on the next 87 games,
+#: worse than gen0 (0.66) and a constant (0.74); this recipe scores 0.63 there
+#: (docs/learning.md).
+RECIPES: dict = {
+    1: {"runs": [["gen0-train", 360]], "init": "gen0",
+        "train": {"epochs": 2, "lr": 5e-4, "decay": 1e-3, "seed": 0},
+        "policy": {"ridge": 1e-3}},
+}
+
+
+def games_digest(games) -> str:
+    """A digest of ``(number, record)`` games' numbers and events (what the fit reads)."""
+    return hashlib.blake2b(repr([(g, rec["events"]) for g, rec in games]).encode(),
+                           digest_size=8).hexdigest()
+
+
+def fit_generation(gen: int, recipe: dict, runs: dict, progress=None) -> dict:
+    """Generation ``gen``'s weights from its recipe and ``runs`` (run name -> that run's
+    finished ``(number, record)`` games in order): ``{"weights", "policy", "meta",
+    "held"}``.
+
+    :raises ValueError: a run holds fewer finished games than the recipe needs."""
+    from ..solve.engine import weights_path
+    from .engine_games import to_dataset
+    from .model import load_weights
+    from .policy import decisions, fit, loglik
+    from .train import train
+
+    games, digests = [], []
+    for run, count in recipe["runs"]:
+        got = list(runs.get(run, ()))[:count]
+        if len(got) < count:
+            raise ValueError(f"run {run}: {len(got)} finished games, the recipe needs {count}")
+        # game numbers of different runs apart, so that 'held out' (9 mod 10) is per game
+        games += [(g + 1_000_000 * len(digests), rec) for g, rec in got]
+        digests.append(games_digest(got))
+    data = to_dataset(games)
+    init = load_weights(weights_path(recipe["init"]))[0] if recipe.get("init") else None
+    out = train([data], init=init, progress=progress, **recipe["train"])
+    pol = decisions(games)
+    held = pol["game"] % 10 == 9
+    theta = fit(pol, select=~held, **recipe.get("policy", {}))
+    meta = dict(out["meta"])
+    meta.update(generation=gen, recipe=recipe, games_digest=digests,
+                policy={"train": loglik(theta, pol, ~held), "held": loglik(theta, pol, held)})
+    return {"weights": out["weights"], "policy": np.asarray(theta, np.float64), "meta": meta,
+            "held": out["held"]}
+
+
+def save_generation(res: dict, path) -> dict:
+    """Write :func:`fit_generation`'s result as a generation file; returns its ``meta``
+    with the held-out errors of the network, of the card count and of a constant."""
+    from .train import errors
+    meta = dict(res["meta"])
+    meta["held_errors"] = {k: errors(res["weights"] if k == "learned" else None, res["held"],
+                                     kind=k) for k in ("learned", "cardcount", "constant")}
+    np.savez(path, **{k: np.ascontiguousarray(res["weights"][k], dtype=np.float32)
+                      for k in ("w1", "b1", "w2", "b2", "w3")},
+             policy=res["policy"], meta=np.array(json.dumps(meta, sort_keys=True)))
+    return meta

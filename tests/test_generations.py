@@ -1,0 +1,80 @@
+"""Each shipped generation rebuilds from what the repository holds: its recipe
+(palace_solver/learn/generation.py), the self-play games its recipe names
+(benchmarks/results/games/) and the trainer. The games' digest must equal the one the
+weights were fitted on, and the fit must give the shipped weights again."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from palace_solver.learn.engine_games import game_tasks, play_selfplay_game, read_games
+from palace_solver.learn.generation import (
+    RECIPES,
+    fit_generation,
+    games_digest,
+    save_generation,
+)
+from palace_solver.solve.engine import weights_path
+
+GAMES = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "games"
+
+
+def _meta(gen):
+    with np.load(weights_path(f"gen{gen}")) as f:
+        return json.loads(str(f["meta"])), {k: f[k] for k in f.files if k != "meta"}
+
+
+def _runs(recipe):
+    out = {}
+    for run, _ in recipe["runs"]:
+        got = read_games(GAMES / f"{run}.jsonl")
+        out[run] = [(g, rec) for i, (g, rec) in enumerate(got) if g == i]
+    return out
+
+
+@pytest.mark.parametrize("gen", sorted(RECIPES))
+def test_a_shipped_generation_says_its_recipe_and_games(gen):
+    meta, _ = _meta(gen)
+    assert meta["generation"] == gen
+    assert json.loads(json.dumps(RECIPES[gen])) == meta["recipe"]
+    runs = _runs(RECIPES[gen])
+    for (run, count), digest in zip(RECIPES[gen]["runs"], meta["games_digest"], strict=True):
+        assert len(runs[run]) >= count, f"{run}: the repository holds too few games"
+        assert games_digest(runs[run][:count]) == digest
+
+
+@pytest.mark.parametrize("gen", sorted(RECIPES))
+def test_a_shipped_generation_rebuilds_from_its_recipe(gen, tmp_path):
+    meta, shipped = _meta(gen)
+    res = fit_generation(gen, RECIPES[gen], _runs(RECIPES[gen]))
+    out = tmp_path / "again.npz"
+    again_meta = save_generation(res, out)
+    with np.load(out) as f:
+        for k, v in shipped.items():
+            # bit for bit on the machine that fitted it; a BLAS of another build may round
+            # the last float32 bit differently
+            np.testing.assert_allclose(f[k], v, rtol=1e-4, atol=1e-5, err_msg=k)
+    assert again_meta["policy"]["held"]["decisions"] == meta["policy"]["held"]["decisions"]
+    assert again_meta["train_positions"] == meta["train_positions"]
+
+
+def test_a_recipe_that_needs_more_games_than_a_run_holds_is_refused():
+    games = [(t["id"], play_selfplay_game(t)) for t in game_tasks(2, seed=9, agent="greedy")]
+    with pytest.raises(ValueError, match="2 finished games, the recipe needs 3"):
+        fit_generation(9, {"runs": [["r", 3]], "train": {"epochs": 1}}, {"r": games})
+
+
+def test_the_fit_is_deterministic():
+    games = [(t["id"], play_selfplay_game(t)) for t in game_tasks(12, seed=4, agent="greedy")]
+    recipe = {"runs": [["r", 12]], "init": "gen0", "train": {"epochs": 2, "seed": 3}}
+    a = fit_generation(1, recipe, {"r": games})
+    b = fit_generation(1, recipe, {"r": games})
+    for k in a["weights"]:
+        assert np.array_equal(a["weights"][k], b["weights"][k])
+    assert np.array_equal(a["policy"], b["policy"])
+    # and the games matter: another set gives other weights
+    c = fit_generation(1, recipe, {"r": games[:11] + games[:1]})
+    assert not np.array_equal(a["weights"]["w1"], c["weights"]["w1"])
