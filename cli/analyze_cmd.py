@@ -75,6 +75,19 @@ def _table(pos, a) -> str:
             line += (f"; {names[mover]}'s loss is at most "
                      f"{100 * st['loss_at_most']:.2f}% (the best proven move)")
         notes.append(line + ". More --time (or no limit) resolves more.")
+    if a.method == "search":
+        cfg = st.get("config") or {}
+        if cfg.get("rollouts"):
+            how = (f"each move followed by {cfg['rollouts']} greedy playout(s): the loss if "
+                   f"every player then plays the greedy bot")
+        else:
+            value = (f"the learned value (network {cfg.get('weights') or 'default'})"
+                     if cfg.get("eval") != "cardcount" else "the card count")
+            how = (f"a search to depth {st.get('depth')} with {value} where it stops")
+        notes.append(
+            f"note: estimates, not proofs: each figure is the mean over {a.samples} deals of "
+            f"the cards this seat cannot see of {how}; ± is the 95% interval of that mean "
+            f"over the deals, not the error of the search or of its values.")
     fp = st.get("fixed_point")
     if fp and fp.get("cycling"):
         period = f", every {fp['max_period']} rounds" if fp.get("max_period") else ""
