@@ -32,7 +32,7 @@ from generations import games_file  # noqa: E402
 from palace_solver.agents.method_bots import observations  # noqa: E402
 from palace_solver.learn.engine_games import read_games, replay_tracked  # noqa: E402
 from palace_solver.sample.drawsearch import SearchConfig, decide, state_view  # noqa: E402
-from palace_solver.solve.engine import compiled, use_eval_weights  # noqa: E402
+from palace_solver.solve.engine import compiled  # noqa: E402
 
 #: 24 deals of 4 candidates each, as the engine draws them; the search itself is one ply
 #: of the card count (only the weights are read)
@@ -53,7 +53,7 @@ def _marginals(view, hidden, cands, weights, q):
     return p
 
 
-def score_decision(state, me, tracker, seed):
+def score_decision(state, me, tracker, seed, cfg=CFG):
     """``(phase, hidden cards, sum of log-ratio, weighted ess)`` or None when nothing is
     inferred (no unknown cards, no observations)."""
     E = compiled()
@@ -63,7 +63,7 @@ def score_decision(state, me, tracker, seed):
     obs = observations(state, me, tracker)
     if not obs:
         return None
-    raw = decide(view, hidden, CFG, seed, observations=obs)
+    raw = decide(view, hidden, cfg, seed, observations=obs)
     w = raw.get("weights")
     if w is None:
         return None
@@ -106,7 +106,7 @@ def main(argv=None) -> int:
     ap.add_argument("--output", default=str(provenance.RESULTS / "inference.json"))
     args = ap.parse_args(argv)
     rec = provenance.record()
-    use_eval_weights(args.weights)
+    cfg = CFG.with_(weights=args.weights)   # decide() loads the network and its policy model
     games = [(g, r) for g, r in read_games(games_file(args.run))
              if args.first <= g < args.first + args.games]
     if len(games) < args.games:
@@ -121,7 +121,7 @@ def main(argv=None) -> int:
             for me in range(state.n):   # every seat's view of the same decision
                 if me == state.to_move or state.out[me]:
                     continue
-                got = score_decision(state, me, tracker, seed=g * 1000 + k)
+                got = score_decision(state, me, tracker, seed=g * 1000 + k, cfg=cfg)
                 if got is None:
                     continue
                 phase, cards, total, e = got
@@ -135,7 +135,7 @@ def main(argv=None) -> int:
         print(f"game {g} ({i + 1}/{len(games)}): {decisions} views, "
               f"{time.perf_counter() - t0:.0f} s", file=sys.stderr)
     out = {"run": args.run, "games": [g for g, _ in games], "weights": args.weights,
-           "config": CFG.to_json(), "floor": FLOOR, "views": decisions,
+           "config": cfg.to_json(), "floor": FLOOR, "views": decisions,
            "mean_ess": float(np.mean(ess)) if ess else None,
            "candidates": CFG.determinizations * CFG.infer}
     for key, rows in per.items():
@@ -145,7 +145,7 @@ def main(argv=None) -> int:
     provenance.write(args.output, out, rec)
     for key in per:
         print(f"{key}: {out[key]}")
-    print(f"mean effective candidates {out['mean_ess']:.1f} of {out['candidates']}")
+    print(f"mean effective candidates {out['mean_ess']} of {out['candidates']}")
     return 0
 
 
