@@ -4,7 +4,7 @@
 
 Strength bought with time is no progress, so the engine is timed against the frozen
 ``engine1`` on the very positions ``engine1`` met in its own games (the ``gen0-calib`` run
-of ``benchmarks/generations.py``: every tenth decision with a choice), each position
+of ``benchmarks/generations.py``, or another ``--run``: every tenth decision with a choice), each position
 decided by A and then by B with the seat's view and the game's public record, alternating
 so that both meet the same load. Times are CPU seconds of this process. Per phase (draw
 pile holding cards, empty): the median and mean milliseconds a decision, the ratio of B's
@@ -29,11 +29,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generations import games_file  # noqa: E402
 
 
-def positions(count: int, every: int = 10):
-    """(state, tracker) of decisions with a choice from the gen0-calib games, the draw
-    phase and the endgame in the proportions the games have them."""
+def positions(count: int, every: int = 10, run: str = "gen0-calib", first: int = 0):
+    """(state, tracker) of decisions with a choice from the run's games from ``first`` on,
+    the draw phase and the endgame in the proportions the games have them."""
     out = []
-    for _, game in read_games(games_file("gen0-calib")):
+    for g, game in read_games(games_file(run)):
+        if g < first:
+            continue
         for state, _, _, k, tracker in replay_tracked(game):
             if k % every == 0 and len(state.legal_moves()) > 1:
                 out.append((state, tracker.clone()))
@@ -71,17 +73,20 @@ def main(argv=None) -> int:
     ap.add_argument("--a", default="engine1")
     ap.add_argument("--b", default="engine")
     ap.add_argument("--positions", type=int, default=60)
+    ap.add_argument("--run", default="gen0-calib", help="the self-play run the positions are from")
+    ap.add_argument("--first", type=int, default=0, help="its first game used")
     ap.add_argument("--out", default="engine-cost.json")
     args = ap.parse_args(argv)
     rec = provenance.record()
-    pos = positions(args.positions)
+    pos = positions(args.positions, run=args.run, first=args.first)
     res = {"a": {"draw": [], "end": []}, "b": {"draw": [], "end": []}}
     for i, (state, tracker) in enumerate(pos):
         phase = "draw" if state.draw_pile > 0 else "end"
         order = (("a", args.a), ("b", args.b)) if i % 2 == 0 else (("b", args.b), ("a", args.a))
         for side, spec in order:
             res[side][phase].append(timed(spec, state, tracker.clone()))
-    out = {"a": args.a, "b": args.b, "positions": len(pos), "phases": {}}
+    out = {"a": args.a, "b": args.b, "positions": len(pos), "run": args.run,
+           "first_game": args.first, "phases": {}}
     for phase in ("draw", "end"):
         sa, sb = summary(res["a"][phase]), summary(res["b"][phase])
         out["phases"][phase] = {"a": sa, "b": sb,
