@@ -96,10 +96,10 @@ class SearchConfig:
 #: weighed by the policy model per deal searched), the draw pile's order fixed per deal,
 #: each deal searched by iterative deepening (alpha-beta over the deal, the repetitions of
 #: the game's history, the network of generation 1 at the horizon) within an equal share
-#: of 160,000 nodes: a larger budget searches deeper (depth 7.4 on average). 1.25x the CPU
+#: of 120,000 nodes: a larger budget searches deeper (depth 7.0 on average). 1.11x the CPU
 #: of engine1's decision in the draw phase, 0.96x after (benchmarks/engine_cost.py); its
 #: strength is benchmarks/RESULTS-strength.md's g1 rows.
-ENGINE = SearchConfig(determinizations=24, nodes=160_000, chance_width=0, rollouts=0,
+ENGINE = SearchConfig(determinizations=24, nodes=120_000, chance_width=0, rollouts=0,
                       max_depth=64, ordered=True, eval="learned", weights="gen1", infer=4)
 #: The ``engine`` agent once the draw pile is empty: each deal searched by iterative deepening
 #: (every chance outcome, the learned evaluation at the horizon) within an equal share of
