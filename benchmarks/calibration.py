@@ -89,11 +89,14 @@ def calib_task(task: dict) -> dict:
 
 def run(args) -> None:
     path = games_file(args.run)
-    have = {g for g, _ in read_games(path)}
+    have = dict(read_games(path))
     games = list(range(args.first, args.first + args.games))
     missing = [g for g in games if g not in have]
     if missing:
         raise SystemExit(f"{path}: games {missing[:5]}... are not finished yet")
+    # two players only: a position with a player out has no analysis (POSITION.md), and
+    # the skill is against the constant 1/2
+    games = [g for g in games if have[g]["n"] == 2]
     tasks = [{"id": g, "game": g, "file": str(path), "which": args.which, "keep": args.keep}
              for g in games]
     OUT.mkdir(parents=True, exist_ok=True)
