@@ -27,6 +27,7 @@ from palace_solver.learn.engine_games import read_games, replay_tracked
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generations import games_file  # noqa: E402
+from strength import agent_budget  # noqa: E402
 
 
 def positions(count: int, every: int = 10, run: str = "gen0-calib", first: int = 0):
@@ -85,7 +86,8 @@ def main(argv=None) -> int:
         order = (("a", args.a), ("b", args.b)) if i % 2 == 0 else (("b", args.b), ("a", args.a))
         for side, spec in order:
             res[side][phase].append(timed(spec, state, tracker.clone()))
-    out = {"a": args.a, "b": args.b, "positions": len(pos), "run": args.run,
+    out = {"a": args.a, "b": args.b, "agents": [agent_budget(args.a), agent_budget(args.b)],
+           "positions": len(pos), "run": args.run,
            "first_game": args.first, "phases": {}}
     for phase in ("draw", "end"):
         sa, sb = summary(res["a"][phase]), summary(res["b"][phase])

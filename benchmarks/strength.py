@@ -1,6 +1,7 @@
 """The strength benchmark of benchmarks/RESULTS-strength.md: rows of ``palace match``.
 
     python benchmarks/strength.py run ROW [--starts N] [--jobs J]   # one row, resumable
+    python benchmarks/strength.py plan --prefix g1- [--jobs J]     # those rows in order
     python benchmarks/strength.py report                            # every row's file so far
     python benchmarks/strength.py speed                             # decisions/s, nodes/s, eval
 
@@ -48,7 +49,8 @@ ROWS = {
     "engine_det-engine": ("engine_det", "engine", 2, "full", 1000),
     "engine-det-late": ("engine", "det", 2, "late", 1000),
     # Generation 1 (the engine of benchmarks/RESULTS-strength.md's generation-1 section);
-    # every row's starts fixed here before its first game, run in this order.
+    # every row's starts fixed here before its first game, run in this order (200 where
+    # an agent costs more than 0.2 s a decision, as the issue asks).
     "g1-engine1": ("engine", "engine1", 2, "full", 500),
     "g1-g0": ("engine", GEN0, 2, "full", 500),
     "g1-noinfer": ("engine", "engine:infer=0:end_infer=0", 2, "full", 500),
@@ -56,7 +58,9 @@ ROWS = {
     "g1-server_ismcts": ("engine", "server_ismcts", 2, "full", 500),
     "g1-mos_uct": ("engine", "mos_uct", 2, "full", 500),
     "g1-det": ("engine", "det", 2, "full", 500),
-    "g1-x4-engine": ("engine:budget=4", "engine", 2, "full", 500),
+    "g1-x4-engine": ("engine:budget=4", "engine", 2, "full", 200),
+    "g1-q-engine1": ("engine:budget=0.25", "engine1", 2, "full", 500),
+    "g1-x4-engine1": ("engine:budget=4", "engine1", 2, "full", 200),
     "g1-hint-engine": ("hint", "engine", 2, "full", 200),
     "g1-greedy-3p": ("engine", "greedy", 3, "full", 500),
     "g1-engine1-3p": ("engine", "engine1", 3, "full", 500),
@@ -181,6 +185,11 @@ def _label(row: str, name: str) -> str:
     return "engine1" if row in BEFORE_GEN1 and name == "engine" else name
 
 
+def _complete(row: str) -> bool:
+    s = partial(row)
+    return s is not None and s["starts"] >= ROWS[row][4]
+
+
 def report(prefix: str = "") -> str:
     lines = ["| row | A | B | players | starts (asked) | games | A score | 95% CI (paired) | p | "
              "A W/D/L | A ms/decision | B ms/decision | decisions/game |",
@@ -202,7 +211,8 @@ def report(prefix: str = "") -> str:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("run", "report", "speed"))
+    ap.add_argument("what", choices=("run", "plan", "report", "speed"),
+                    help="plan: run every row named --prefix in order, each to its starts")
     ap.add_argument("row", nargs="?", choices=list(ROWS))
     ap.add_argument("--starts", type=int, default=None, help="starts (default: the row's)")
     ap.add_argument("--jobs", type=int, default=1, help="local processes")
@@ -215,6 +225,13 @@ def main(argv=None):
         s = run(args.row, args.starts, args.jobs)
         print(json.dumps(s))
         print(f"wall {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    elif args.what == "plan":
+        if not args.prefix:
+            ap.error("plan needs --prefix (g1-)")
+        for row in ROWS:
+            if row.startswith(args.prefix) and not _complete(row):
+                print(f"{row}: playing", file=sys.stderr)
+                print(json.dumps(run(row, None, args.jobs)))
     elif args.what == "report":
         print(report(args.prefix))
     else:
