@@ -96,9 +96,9 @@ class SearchConfig:
 #: weighed by the policy model per deal searched), the draw pile's order fixed per deal,
 #: each deal searched by iterative deepening (alpha-beta over the deal, the repetitions of
 #: the game's history, the network of generation 1 at the horizon) within an equal share
-#: of 120,000 nodes: a larger budget searches deeper (depth 7.0 on average). 0.97-1.11x the CPU
-#: of engine1's decision in the draw phase over two runs, 0.94-0.96x after
-#: (benchmarks/engine_cost.py); its
+#: of 120,000 nodes: a larger budget searches deeper (depth 7.0 on average). 1.07x the CPU
+#: of engine1's decision in the draw phase, 0.92x after (benchmarks/engine_cost.py
+#: --repeat 3); its
 #: strength is benchmarks/RESULTS-strength.md's g1 rows.
 ENGINE = SearchConfig(determinizations=24, nodes=120_000, chance_width=0, rollouts=0,
                       max_depth=64, ordered=True, eval="learned", weights="gen1", infer=4)
