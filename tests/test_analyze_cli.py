@@ -285,3 +285,27 @@ def test_history_makes_a_move_back_to_an_earlier_position_a_draw(tmp_path):
     hist.write_text(to_text(load_position(ENDGAME)) + "\n")   # exact mode: the graph's
     r = palace("analyze", ENDGAME, "--history", str(hist), "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["stats"]["history"] == 1
+
+
+def test_a_search_says_what_its_figures_estimate():
+    """The engine's figures on hidden cards are estimates: the table says of what (the
+    search's depth and the value at its horizon, or greedy playouts), matching the JSON."""
+    from palace_solver.cli.analyze_cmd import _table
+    from palace_solver.sample.drawsearch import HINT1, analyze_search
+
+    hidden = str(ROOT / "examples" / "hidden.json")
+    out = palace("analyze", hidden, "--samples", "6", "--seed", "2")
+    js = json.loads(palace("analyze", hidden, "--samples", "6", "--seed", "2", "--json").stdout)
+    assert out.returncode == 0, out.stderr
+    note = [ln for ln in out.stdout.splitlines() if ln.startswith("note: estimates")]
+    assert len(note) == 1
+    assert "mean over 6 deals" in note[0]
+    assert f"a search to depth {js['stats']['depth']} with the learned value" in note[0]
+    assert js["stats"]["config"]["weights"] in note[0]
+    # the engine before generation 1: one ply then greedy playouts, and the note says so
+    pos = load_position(hidden)
+    old = analyze_search(pos, config=HINT1.with_(determinizations=8, nodes=4000), seed=0)
+    text = _table(pos, old)
+    assert "greedy playout" in text and "a search to depth" not in text
+    # an exact answer has no such note
+    assert "note: estimates" not in palace("analyze", ENDGAME).stdout
