@@ -4,8 +4,8 @@
 
 Strength bought with time is no progress, so the engine is timed against the frozen
 ``engine1`` on the very positions ``engine1`` met in its own games (the ``gen0-calib`` run
-of ``benchmarks/generations.py``, or another ``--run``: every tenth decision with a choice), each position
-decided by A and then by B with the seat's view and the game's public record, alternating
+of ``benchmarks/generations.py``, or another ``--run``: every tenth decision with a
+choice), each position decided by A and then by B with the seat's view and the game's public record, alternating
 so that both meet the same load. Times are CPU seconds of this process (with
 ``--repeat R``, the least of R decisions of the same position: a decision's nodes do not
 change from one to the next, only the time the load adds). Per phase (draw
@@ -97,9 +97,9 @@ def main(argv=None) -> int:
                     best[side] = t
         for side in ("a", "b"):
             res[side][phase].append(best[side])
-    out = {"a": args.a, "b": args.b, "repeat": args.repeat, "agents": [agent_budget(args.a), agent_budget(args.b)],
-           "positions": len(pos), "run": args.run,
-           "first_game": args.first, "phases": {}}
+    out = {"a": args.a, "b": args.b, "repeat": args.repeat,
+           "agents": [agent_budget(args.a), agent_budget(args.b)], "positions": len(pos),
+           "run": args.run, "first_game": args.first, "phases": {}}
     for phase in ("draw", "end"):
         sa, sb = summary(res["a"][phase]), summary(res["b"][phase])
         out["phases"][phase] = {"a": sa, "b": sb,

@@ -38,8 +38,8 @@ import argparse  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from palace_solver.learn.engine_games import game_tasks, run_games  # noqa: E402
-from palace_solver.learn.generation import RECIPES, fit_generation, save_generation  # noqa: E402,F401
+from palace_solver.learn.engine_games import first_games, game_tasks, run_games  # noqa: E402
+from palace_solver.learn.generation import RECIPES, fit_generation, save_generation  # noqa: E402
 
 #: Where the runs' game files live: committed (about 5 KB a game), so that a run grows
 #: across sessions and a generation's recipe can be rebuilt from a clone.
@@ -81,17 +81,9 @@ def run_tasks(run: str, games: int | None = None):
 
 
 def finished_games(run: str) -> list:
-    """The run's finished games in order, as ``(number, record)``: the first games
-    without a gap (a recipe's "first N games" means games 0 .. N-1)."""
-    from palace_solver.learn.engine_games import read_games
+    """The run's first games without a gap (``first_games``), none for a run not begun."""
     path = games_file(run)
-    got = read_games(path) if path.exists() else []
-    out = []
-    for g, rec in got:
-        if g != len(out):
-            break
-        out.append((g, rec))
-    return out
+    return first_games(path) if path.exists() else []
 
 
 def main(argv=None) -> int:

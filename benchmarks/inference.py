@@ -21,7 +21,6 @@ for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
 import argparse  # noqa: E402
-import math  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
@@ -43,14 +42,10 @@ CFG = SearchConfig(determinizations=24, nodes=24, chance_width=0, rollouts=0, ma
 FLOOR = 1e-3
 
 
-def _marginals(view, hidden, cands, weights, q):
-    """Rank distribution of one unknown card of ``q`` under the candidates."""
-    vs = view.to_state()
-    p = np.zeros(16)
-    for c, w in zip(cands, weights):
-        hand = c.to_state().hands[q]
-        p += w * np.array([hand[r] - vs.hands[q][r] for r in range(16)], float) / hidden[q]
-    return p
+def _unknown_counts(view, cands, q):
+    """(candidates, 16): the unknown cards each candidate gives ``q``, by rank."""
+    known = np.array(view.to_state().hands[q][:16], float)
+    return np.array([c.to_state().hands[q][:16] for c in cands], float) - known
 
 
 def score_decision(state, me, tracker, seed, cfg=CFG):
@@ -68,20 +63,20 @@ def score_decision(state, me, tracker, seed, cfg=CFG):
     if w is None:
         return None
     cands = [E.determinize(view, hidden, E.candidate_seed(seed, c)) for c in range(len(w))]
-    uni = [1.0 / len(w)] * len(w)
+    w = np.asarray(w, float)
+    known = view.to_state()
     total, cards = 0.0, 0
     for q in range(state.n):
         if q == me or not hidden[q]:
             continue
-        pw = _marginals(view, hidden, cands, w, q)
-        pu = _marginals(view, hidden, cands, uni, q)
-        true = [state.hands[q][r] - view.to_state().hands[q][r] for r in range(16)]
-        for r in range(16):
-            if true[r]:
-                a = (1 - FLOOR) * pw[r] + FLOOR * pu.mean()
-                b = (1 - FLOOR) * pu[r] + FLOOR * pu.mean()
-                total += true[r] * math.log(a / b)
-                cards += true[r]
+        u = _unknown_counts(view, cands, q) / hidden[q]   # each candidate's rank shares
+        pw, pu = w @ u, u.mean(axis=0)
+        true = np.array(state.hands[q][:16]) - np.array(known.hands[q][:16])
+        a = (1 - FLOOR) * pw + FLOOR * pu.mean()
+        b = (1 - FLOOR) * pu + FLOOR * pu.mean()
+        hit = true > 0
+        total += float(np.sum(true[hit] * np.log(a[hit] / b[hit])))
+        cards += int(true.sum())
     ess = 1.0 / float(np.sum(np.square(w)))
     return ("draw" if state.draw_pile else "end"), cards, total, ess
 

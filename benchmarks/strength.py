@@ -202,7 +202,8 @@ def report(prefix: str = "") -> str:
             continue
         ms = [("-" if s[k] is None else f"{s[k]:.1f}") for k in ("a_ms_per_decision",
                                                                   "b_ms_per_decision")]
-        lines.append(f"| {row} | {_label(row, s['a'])} | {_label(row, s['b'])} | {s['players']} | {s['starts']} "
+        lines.append(f"| {row} | {_label(row, s['a'])} | {_label(row, s['b'])} | "
+                     f"{s['players']} | {s['starts']} "
                      f"({s['asked']}) | {s['games']} | {s['score']:.3f} | [{s['ci95'][0]:.3f}, "
                      f"{s['ci95'][1]:.3f}] | {s['p']:.1e} | {s['wins']}/{s['draws']}/"
                      f"{s['losses']} | {ms[0]} | {ms[1]} | {s['mean_decisions']:.1f} |")
@@ -216,7 +217,7 @@ def main(argv=None):
     ap.add_argument("row", nargs="?", choices=list(ROWS))
     ap.add_argument("--starts", type=int, default=None, help="starts (default: the row's)")
     ap.add_argument("--jobs", type=int, default=1, help="local processes")
-    ap.add_argument("--prefix", default="", help="report: only the rows named so (g1-)")
+    ap.add_argument("--prefix", default="", help="report, plan: the rows named so (g1-)")
     args = ap.parse_args(argv)
     if args.what == "run":
         if args.row is None:

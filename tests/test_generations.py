@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from palace_solver.learn.engine_games import game_tasks, play_selfplay_game, read_games
+from palace_solver.learn.engine_games import first_games, game_tasks, play_selfplay_game
 from palace_solver.learn.generation import (
     RECIPES,
     fit_generation,
@@ -28,11 +28,7 @@ def _meta(gen):
 
 
 def _runs(recipe):
-    out = {}
-    for run, _ in recipe["runs"]:
-        got = read_games(GAMES / f"{run}.jsonl")
-        out[run] = [(g, rec) for i, (g, rec) in enumerate(got) if g == i]
-    return out
+    return {run: first_games(GAMES / f"{run}.jsonl") for run, _ in recipe["runs"]}
 
 
 @pytest.mark.parametrize("gen", sorted(RECIPES))

@@ -35,7 +35,7 @@ from ..game.state import PLAY_PHASE, State
 from ..jobs.batch import run_batch, task_seed
 from ..jobs.match import CAP, make_start, play_game
 
-__all__ = ["game_tasks", "play_selfplay_game", "read_games", "replay", "replay_tracked",
+__all__ = ["first_games", "game_tasks", "play_selfplay_game", "read_games", "replay", "replay_tracked",
            "run_games", "to_dataset"]
 
 
@@ -184,4 +184,15 @@ def read_games(path) -> list:
             if "result" in rec:
                 out.append((rec["id"], rec["result"]))
     out.sort(key=lambda x: x[0])
+    return out
+
+
+def first_games(path) -> list:
+    """The finished games of a run's file up to its first gap, as ``(number, record)``
+    (a recipe's "first N games" are games 0 .. N-1, whatever the run adds later)."""
+    out = []
+    for g, rec in read_games(path):
+        if g != len(out):
+            break
+        out.append((g, rec))
     return out

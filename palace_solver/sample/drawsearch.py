@@ -98,8 +98,7 @@ class SearchConfig:
 #: the game's history, the network of generation 1 at the horizon) within an equal share
 #: of 120,000 nodes: a larger budget searches deeper (depth 7.0 on average). 1.07x the CPU
 #: of engine1's decision in the draw phase, 0.92x after (benchmarks/engine_cost.py
-#: --repeat 3); its
-#: strength is benchmarks/RESULTS-strength.md's g1 rows.
+#: --repeat 3); its strength is benchmarks/RESULTS-strength.md's g1 rows.
 ENGINE = SearchConfig(determinizations=24, nodes=120_000, chance_width=0, rollouts=0,
                       max_depth=64, ordered=True, eval="learned", weights="gen1", infer=4)
 #: The ``engine`` agent once the draw pile is empty: each deal searched by iterative deepening
@@ -107,9 +106,10 @@ ENGINE = SearchConfig(determinizations=24, nodes=120_000, chance_width=0, rollou
 #: 150,000 nodes, so that it sees the other side's replies, the repetitions among them.
 ENGINE_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, rollouts=0,
                           max_depth=64, eval="learned", weights="gen1", infer=4)
-#: ``engine1``: the engine as it stood before the learned values of its own games (the
-#: two configurations above with the network learned from greedy games), frozen as the
-#: baseline of the strength table. Never change these.
+#: ``engine1``: the engine as it stood before the learned values of its own games (flat
+#: Monte Carlo in the draw phase: each root move, then one compiled greedy playout, up to
+#: 2,048 deals or 800,000 nodes; the endgame as above with the network learned from greedy
+#: games), frozen as the baseline of the strength table. Never change these.
 ENGINE1 = SearchConfig(determinizations=2048, nodes=800_000, chance_width=1, rollouts=1,
                        max_depth=1, ordered=True, exact_nodes=20_000, stop_at_budget=True,
                        weights="gen0")
