@@ -100,8 +100,11 @@ def _table(pos, a) -> str:
             f"may be in either order.")
     legend = []
     if any(tied):
-        legend = ["", ("tied: the move's 95% interval of the mover's loss overlaps the best "
-                       "move's (*)") if cis else
+        legend = ["", ("tied: over the same deals, the move's loss for the mover minus the best "
+                       "move's (*) has a 95% interval reaching 0")
+                  if st.get("vs_best_ci95") else
+                  ("tied: the move's 95% interval of the mover's loss overlaps the best "
+                   "move's (*)") if cis else
                   "tied: the same figure as the best move's (*)"]
     return "\n".join([f"position: {to_text(pos)}",
                       f"to move: {names[a.to_move]}   loss now: {pos_loss}",

@@ -546,3 +546,40 @@ def test_search_with_learned_leaves_equals_exhaustive_expectimax(n):
         if checked >= 24:
             break
     assert checked >= 24
+
+
+def test_ties_are_judged_over_the_same_deals(monkeypatch):
+    """The deals are common to every move, so a move worse than the best by about 0.02 in
+    every deal is told from it however much the deals move both figures (their separate
+    intervals overlap), and a move better in some deals and worse in others is tied."""
+    from palace_solver.sample import drawsearch
+    from palace_solver.solve.results import move_intervals, ties, tied_with_best
+
+    real = drawsearch.decide
+    luck = np.linspace(0.2, 0.8, 16)
+
+    def shaped(*args, **kwargs):
+        raw = real(*args, **kwargs)
+        names = [str(m) for m in raw["moves"]]
+        v = np.empty((16, len(names), 2))
+        for j, name in enumerate(names):
+            sign = (-1.0) ** np.arange(16)
+            swing = {"9": 0.0, "Q": 0.02 + 0.002 * sign, "pickup": 0.03 * sign}[name]
+            v[:, j, 0] = luck + swing
+        v[:, :, 1] = 1.0 - v[:, :, 0]
+        return {**raw, "values": v}
+
+    monkeypatch.setattr(drawsearch, "decide", shaped)
+    pos = from_text("standard | me: 4 9 Q / A K 8 / 3 ; bob: ?3 / 2 J 6 / 3 | pile 3 5 | "
+                    "draw 32 | to_move 0")
+    a = analyze_search(pos, samples=16, nodes=2000, seed=0)
+    order = [str(m.move) for m in a.moves]
+    assert order[0] == "9" and set(order) == {"9", "Q", "pickup"}
+    pairs = a.stats["vs_best_ci95"]
+    assert pairs["9"] == [0.0, 0.0]
+    assert 0.015 < pairs["Q"][0] < 0.02 < pairs["Q"][1] < 0.025
+    assert pairs["pickup"][0] < 0 < pairs["pickup"][1]
+    marks = dict(zip(order, ties(a)))
+    assert marks == {"9": False, "Q": False, "pickup": True}
+    # the intervals one move at a time could not tell Q from the best
+    assert dict(zip(order, tied_with_best(move_intervals(a))))["Q"]

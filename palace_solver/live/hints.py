@@ -4,8 +4,12 @@ and web pages) and as text (:func:`format_hint`).
 A hint at a decision (:func:`hint`) holds:
 
 - the moves best first with the mover's loss probability and its 95% interval, each marked
-  ``tied`` when its interval overlaps the best move's
-  (:func:`palace_solver.solve.results.tied_with_best`);
+  ``tied`` when the analysis cannot tell it from the best: for a search over deals, the 95%
+  interval of its loss minus the best move's over the same deals reaches 0
+  (``tie_rule`` ``"paired"``, :func:`palace_solver.solve.results.tied_by_pairs`; that
+  interval is the move's ``vs_best``), else its
+  interval overlaps the best move's (``"overlap"``,
+  :func:`palace_solver.solve.results.tied_with_best`);
 - the expected continuation of the best move: in sampled deals (the deals of the sampled
   analysis), the best move is played and each next player replies with the best move of
   that deal, until the mover's turn comes back; the replies are counted over the deals;
@@ -50,7 +54,7 @@ from ..game.position import Position
 from ..game.rules import Rules
 from ..jobs.swap import rank_layouts_timed
 from ..sample.sampler import sample_rng, sample_state
-from ..solve.results import tied_with_best
+from ..solve.results import tied_by_pairs, tied_with_best
 
 __all__ = ["hint", "layout_hint", "format_hint", "holding_odds", "continuation", "run_child",
            "forced_move"]
@@ -128,8 +132,12 @@ def hint(pos: Position, time_budget: float = 2.0, seed: int = 0,
                       "mover_loss": lp[a["to_move"]],
                       **({"deals": partial[m["move"]]} if m["move"] in partial else {}),
                       **({"resolved": m["resolved"]} if "resolved" in m else {})})
-    for m, tied in zip(moves, tied_with_best(
-            [m["ci95"] or (m["mover_loss"], m["mover_loss"]) for m in moves])):
+    pairs = (a.get("stats") or {}).get("vs_best_ci95")
+    marks = (tied_by_pairs([m["move"] for m in moves], pairs) if pairs else tied_with_best(
+        [m["ci95"] or (m["mover_loss"], m["mover_loss"]) for m in moves]))
+    for m, tied in zip(moves, marks):
+        if pairs:
+            m["vs_best"] = pairs[m["move"]]
         # a figure the search did not resolve is tied with nothing
         m["tied"] = tied and m.get("resolved") is not False and \
             moves[0].get("resolved") is not False
@@ -147,7 +155,8 @@ def hint(pos: Position, time_budget: float = 2.0, seed: int = 0,
     if partial:
         notes.append(f"some moves are possible only in some of the {a.get('samples')} "
                      f"sampled deals (the count is shown): their figures are for those deals")
-    res.update(mover=names[a["to_move"]], moves=moves, method=a["method"], forced=False)
+    res.update(mover=names[a["to_move"]], moves=moves, method=a["method"], forced=False,
+               tie_rule="paired" if pairs else "overlap")
     return res
 
 
@@ -351,8 +360,10 @@ def format_hint(h: dict | None) -> str:
         lines.append(f"  ... {len(h['moves']) - SHOWN} more")
     ties = sum(1 for m in h["moves"] if m.get("tied"))
     if ties:
-        lines.append(f"  tied: the 95% interval overlaps the best move's "
-                     f"({ties} move{'s' if ties > 1 else ''})")
+        why = ("its loss minus the best move's, over the same deals, has a 95% interval "
+               "reaching 0" if h.get("tie_rule") == "paired"
+               else "the 95% interval overlaps the best move's")
+        lines.append(f"  tied: {why} ({ties} move{'s' if ties > 1 else ''})")
     cont = h.get("continuation")
     if cont and cont.get("plies") and h["moves"]:
         k = cont["deals"]

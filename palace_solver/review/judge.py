@@ -11,9 +11,10 @@ position with every hand known (double-dummy-like: exact once the draw pile is e
 
 The figures. For the mover: the loss probability after each legal move, the best move's
 (lowest) and the played move's; the added loss is their difference. A mark needs an added
-loss of at least 0.05 (inaccuracy), 0.10 (mistake) or 0.20 (blunder) *and* the two moves'
-95% intervals apart: a move whose interval overlaps the best's is a tie, never a mistake
-(exact figures have zero-width intervals, so only an equal value ties).
+loss of at least 0.05 (inaccuracy), 0.10 (mistake) or 0.20 (blunder) *and* the two moves
+told apart: by the interval of their difference over the same deals where the search
+gives it (``stats["vs_best_ci95"]``), else by their 95% intervals not overlapping; a tie
+is never a mistake (exact figures have zero-width intervals, so only an equal value ties).
 
 Exact or searched. In exact mode (every hand known, no draw pile) the analysis is exact,
 the same figures ``palace analyze`` gives that position with the same history, when the
@@ -35,7 +36,7 @@ from dataclasses import dataclass
 from ..analysis import analyze, is_exact_mode
 from ..game.position import Position, parse_position, to_text
 from ..solve.compiled import predict_nodes
-from ..solve.results import move_intervals, tied_with_best
+from ..solve.results import move_intervals, tied_by_pairs, tied_with_best
 
 __all__ = ["ACCURACY_SCALE", "BLUNDER", "Budget", "INACCURACY", "MISTAKE", "accuracy",
            "judge", "judge_task", "mark_of"]
@@ -107,14 +108,16 @@ def judge(pos: Position, history, played: str, budget: Budget = Budget(), seed: 
     positions (as :func:`~palace_solver.analysis.analyze` takes them), ``played`` the
     move's text. A dict: ``method``, ``best``, ``loss_best``, ``loss_played``,
     ``loss_added``, ``mark``, ``tied``, ``ci_played`` / ``ci_best`` (95% intervals of the
-    mover's loss; equal ends when exact), ``loss`` (each player's loss after the played
+    mover's loss; equal ends when exact), ``ci_vs_best`` (a search's interval of the
+    played move's loss minus the best's over the same deals, else None), ``loss`` (each player's loss after the played
     move, in the position's order), ``moves`` (every legal move, best first: ``move``,
     ``loss``, ``ci``), ``stats`` (seconds, nodes)."""
     t0 = time.process_time()
     a = analyze_for_review = _analysis(pos, history, budget, seed, threads)
     mover = a.to_move
     ivs = move_intervals(analyze_for_review)
-    ties = tied_with_best(ivs)
+    pairs = a.stats.get("vs_best_ci95")
+    ties = tied_by_pairs([str(m.move) for m in a.moves], pairs) if pairs else tied_with_best(ivs)
     idx = next((i for i, m in enumerate(a.moves) if str(m.move) == played), None)
     if idx is None:
         raise ValueError(f"the move played, {played!r}, is not among the analysis's moves "
@@ -126,6 +129,7 @@ def judge(pos: Position, history, played: str, budget: Budget = Budget(), seed: 
     return {"method": a.method, "best": str(best.move), "loss_best": lb, "loss_played": lp,
             "loss_added": added, "mark": None if idx == 0 else mark_of(added, tied),
             "tied": tied, "ci_played": list(ivs[idx]), "ci_best": list(ivs[0]),
+            "ci_vs_best": list(pairs[played]) if pairs else None,
             "loss": [float(x) for x in a.moves[idx].loss],
             "moves": [{"move": str(m.move), "loss": float(m.loss[mover]),
                        "ci": list(iv)} for m, iv in zip(a.moves, ivs)],

@@ -129,6 +129,7 @@ def report(key: str, rp: Replay, seats: list[int], results: dict, budget: Budget
             row.update(best=v["best"], loss_played=v["loss_played"], loss_best=v["loss_best"],
                        loss_added=v["loss_added"], mark=v["mark"], method=v["method"],
                        tied=v["tied"], ci_played=v["ci_played"], ci_best=v["ci_best"],
+                       ci_vs_best=v["ci_vs_best"],
                        loss=_loss_by_seat(rp, d, v["loss"]), moves=v["moves"],
                        stats=v["stats"])
             if "hindsight" in r:

@@ -41,7 +41,7 @@ from ..game.view import repeatable
 from ..solve.engine import compiled, use_eval_weights
 from ..solve.results import Analysis, MoveValue, rank_moves
 from .sampler import sample_deal, sample_rng, state_with_hands
-from .stats import mean_ci
+from .stats import diff_ci, mean_ci
 
 __all__ = ["ENGINE", "ENGINE1", "ENGINE1_END", "ENGINE_END", "HINT", "HINT1", "HINT1_END",
            "HINT_END", "SearchConfig", "analyze_search",
@@ -281,6 +281,20 @@ def move_means(raw: dict, n: int) -> list[tuple]:
     return out
 
 
+def vs_best(raw: dict, mover: int, best: str) -> dict:
+    """Per move, the 95% interval of its loss for the mover minus the ``best`` move's, over
+    the deals that have both (:func:`~palace_solver.sample.stats.diff_ci`): whether the
+    search tells a move from the best by these deals (``stats["vs_best_ci95"]``)."""
+    names = [str(m) for m in raw["moves"]]
+    b = raw["values"][:, names.index(best), mover]
+    out = {}
+    for j, name in enumerate(names):
+        d = raw["values"][:, j, mover] - b
+        _, lo, hi = diff_ci(d[~np.isnan(d)].tolist())
+        out[name] = [0.0, 0.0] if name == best else [lo, hi]
+    return out
+
+
 def deal_lists(raw: dict) -> list[list[tuple]]:
     """Per deal its ``[(Move, [loss per player])]`` in the deal's move order (the order of
     ``raw["moves"]`` restricted to the deal's moves, which is the search's legal-move
@@ -336,6 +350,7 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
         moves.append(MoveValue(m, [e[0] for e in est], [(e[1], e[2]) for e in est]))
         cis[str(m)] = [[e[1], e[2]] for e in est]
     moves = rank_moves(mover, moves)
+    paired = vs_best(raw, mover, str(moves[0].move)) if moves else {}
     stats = {"seconds": round(seconds, 6), "samples": k, "search": "determinized expectimax",
              "nodes": raw["nodes"] + raw["playout_steps"],
              "depth": max(raw["depth"]) if raw["depth"] else 0,
@@ -347,7 +362,7 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
              "nodes_per_second": round((raw["nodes"] + raw["playout_steps"]) / seconds)
              if seconds > 0 else None,
              "interval": "student-t on per-deal values; rule of three when all equal",
-             "move_ci95": cis}
+             "move_ci95": cis, "vs_best_ci95": paired}
     best = moves[0]
     return Analysis("search", mover, list(best.loss), moves, stats,
                     ci95=[tuple(x) for x in cis[str(best.move)]], samples=k)

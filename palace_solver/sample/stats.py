@@ -79,3 +79,17 @@ def ci_from_sums(n: int, s: float, sq: float) -> tuple[float, float, float]:
     var = max(0.0, (sq - n * mean * mean) / (n - 1))
     half = t975(n - 1) * math.sqrt(var / n) if var > 1e-12 else 3.0 / n
     return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
+def diff_ci(values) -> tuple[float, float, float]:
+    """``(mean, lo, hi)`` for differences in [-1, 1] (one move's loss minus another's on the
+    same deal): the paired form of :func:`mean_ci`, clipped to [-1, 1], the rule-of-three
+    width when every difference agrees. Deals common to both moves cancel the luck of the
+    deal, which the two moves' separate intervals count twice."""
+    n = len(values)
+    if n < 2:
+        return (math.fsum(values) / n if n else 0.0), -1.0, 1.0
+    mean = math.fsum(values) / n
+    var = math.fsum((x - mean) ** 2 for x in values) / (n - 1)
+    half = t975(n - 1) * math.sqrt(var / n) if var > 1e-24 else 3.0 / n
+    return mean, max(-1.0, mean - half), min(1.0, mean + half)

@@ -105,10 +105,25 @@ def move_intervals(a: Analysis) -> list[tuple[float, float]]:
     return out
 
 
+def tied_by_pairs(moves: list[str], vs_best: dict) -> list[bool]:
+    """Which moves (best first) are tied with the best one when the analysis gives, per
+    move, the 95% interval of its loss minus the best move's over the same deals
+    (``stats["vs_best_ci95"]``): True where that interval reaches 0.
+
+    >>> tied_by_pairs(["a", "b", "c"], {"a": [0, 0], "b": [-0.01, 0.02], "c": [0.004, 0.03]})
+    [False, True, False]
+    """
+    return [False] + [vs_best[m][0] <= 0.0 for m in moves[1:]]
+
+
 def ties(a: Analysis) -> list[bool]:
-    """:func:`tied_with_best` for the moves of an analysis (``palace analyze`` and the live
-    hints mark these); a figure the search did not resolve is tied with nothing."""
+    """Which moves of an analysis are tied with the best (``palace analyze``, the live hints
+    and the review mark these): by the paired intervals of :func:`tied_by_pairs` where the
+    search gives them, else :func:`tied_with_best`; a figure the search did not resolve is
+    tied with nothing."""
     if a.moves and a.moves[0].resolved is False:
         return [False] * len(a.moves)
-    return [t and m.resolved is not False
-            for t, m in zip(tied_with_best(move_intervals(a)), a.moves)]
+    pairs = a.stats.get("vs_best_ci95")
+    tied = (tied_by_pairs([str(m.move) for m in a.moves], pairs) if pairs
+            else tied_with_best(move_intervals(a)))
+    return [t and m.resolved is not False for t, m in zip(tied, a.moves)]

@@ -164,7 +164,11 @@ function moveTable(a, names, onPlay) {
   // move's cannot be told from it by these samples.
   const mover = a.to_move;
   const bestCi = a.moves.length && cis[a.moves[0].move] ? cis[a.moves[0].move][mover] : null;
+  // A search over deals gives each move's loss minus the best's over the same deals: tied
+  // when its 95% interval reaches 0 (the luck of the deal cancels in the difference).
+  const pairs = st.vs_best_ci95;
   const overlaps = (m) => {
+    if (pairs && pairs[m.move]) return pairs[m.move][0] <= 0;
     const c = cis[m.move] && cis[m.move][mover];
     return !!(bestCi && c && bestCi[1] > bestCi[0] && c[0] <= bestCi[1] && c[1] >= bestCi[0]);
   };
@@ -181,13 +185,14 @@ function moveTable(a, names, onPlay) {
         return [h("tr", { class: (i === 0 ? "best" : "") + (tie ? " tie" : "") + (est ? " unresolved" : ""), dataset: { move: m.move },
                          title: onPlay ? "play " + m.move : null, onclick: onPlay ? () => onPlay(m.move) : null },
           h("td", { class: "mv" }, i === 0 ? "★ " : "", m.move, tie ? h("small", { class: "tiemark" }, " =") : null,
-            !tie && i > 0 && overlaps(m) ? h("small", { class: "tiemark", title: "its 95% interval overlaps the best move's" }, " ≈") : null),
+            !tie && i > 0 && overlaps(m) ? h("small", { class: "tiemark", title: pairs ? "the deals cannot tell it from the best move" : "its 95% interval overlaps the best move's" }, " ≈") : null),
           m.loss_probability.map((x, j) => h("td", { dataset: { loss: String(x) } }, est ? "~" : "", pct(x),
             ci && ci[j] && ci[j][1] > ci[j][0] ? h("small", {}, ` ±${(100 * (ci[j][1] - ci[j][0]) / 2).toFixed(1)}`) : null)),
           open ? h("td", { class: "status" }, est ? "estimate" : "proven") : null)];
       }))),
     h("div", { class: "hint" }, onPlay ? "Tap a move to play it. " : "", ties ? "= marks moves tied on value. " : "",
-      close ? "≈ marks moves whose 95% interval overlaps the best move's. " : "",
+      close ? (pairs ? "≈ marks moves the deals cannot tell from the best (their loss minus the best's, over the same deals, has a 95% interval reaching 0). "
+                     : "≈ marks moves whose 95% interval overlaps the best move's. ") : "",
       open ? `~ marks figures the search did not resolve (depth ${st.depth}): estimates at its horizon, and the order rests on them` +
              (st.loss_at_most !== undefined ? `; the mover's loss is at most ${pct(st.loss_at_most)} (the best proven move)` : "") +
              ". More time resolves more." : ""));
@@ -880,7 +885,7 @@ const Live = {
       hd.forced ? null : h("table", { class: "movetable", id: "hinttable" },
         h("thead", {}, h("tr", {}, h("th", {}, hd.method === "swap" ? "face-up" : "move"), h("th", {}, `loss ${hd.mover}`))),
         h("tbody", {}, rows)),
-      hd.moves.some((m) => m.tied) ? h("div", { class: "hint" }, "tied: the 95% interval overlaps the best's") : null,
+      hd.moves.some((m) => m.tied) ? h("div", { class: "hint" }, hd.tie_rule === "paired" ? "tied: over the same deals, the loss minus the best's has a 95% interval reaching 0" : "tied: the 95% interval overlaps the best's") : null,
       cont ? h("div", { class: "cont" }, h("b", {}, `expected after ${hd.moves[0].move}`), ` (over ${cont.deals} sampled deals):`,
         h("ul", {}, cont.plies.map((ply, j) => h("li", {}, j ? "then: " : "reply: ",
           ply.slice(0, 3).map((x) => `${x.player} ${x.move} ${(100 * x.count / cont.deals).toFixed(0)}%`).join(", "))))) : null,
