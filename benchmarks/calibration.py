@@ -1,7 +1,8 @@
 """Calibration of the figures of ``palace analyze`` on the engine's own games.
 
     python benchmarks/calibration.py run RUN --which before|after [--first F] [--games N]
-    python benchmarks/calibration.py report FILE [FILE ...]
+    python benchmarks/calibration.py report FILE [FILE ...] [--raw]
+    python benchmarks/calibration.py fit FILE [FILE ...] --name NAME
 
 RULES.md promises, for each move, the probability that the mover loses when every player
 then plays to minimise their own loss. The engine playing every seat is this project's
@@ -24,7 +25,13 @@ one file per block of games, and ``report`` reads them all).
 ``report`` prints, per tenth of the figure (deciles of [0, 1]), the count, the mean figure
 and the mean outcome; the bias (mean figure minus mean outcome) overall and while the draw
 pile holds cards or not; and the Brier skill against a constant 1/n (n players), each
-with a 95% interval by bootstrap over games.
+with a 95% interval by bootstrap over games; ``--raw`` the search's figures before the
+calibration map (``palace_solver/sample/calibration.py``).
+
+``fit`` fits that map on the search's decisions of ``after`` files (held-out games, never
+trained on), writes ``palace_solver/data/calibration-NAME.json`` with the files' digests
+and a cross-fit (each half of the games mapped by the map of the other half); the map is
+then measured on other games than the ones it was fitted on.
 """
 from __future__ import annotations
 
@@ -34,6 +41,7 @@ for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
 import argparse  # noqa: E402
+import hashlib  # noqa: E402
 import json  # noqa: E402
 import random  # noqa: E402
 import sys  # noqa: E402
@@ -45,24 +53,31 @@ from palace_solver.agents.method_bots import history_positions, view_position  #
 from palace_solver.analysis import analyze, is_exact_mode  # noqa: E402
 from palace_solver.jobs.batch import run_batch  # noqa: E402
 from palace_solver.learn.engine_games import read_games, replay_tracked  # noqa: E402
+from palace_solver.sample.calibration import (  # noqa: E402
+    BANDS, CalibrationMap, calibration_path, fit_map, search_rows)
+from palace_solver.sample.calibration import read_rows as load_rows  # noqa: E402
 from palace_solver.sample.drawsearch import HINT1, HINT1_END, analyze_search  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generations import games_file  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results" / "calibration"
+ROOT = Path(__file__).resolve().parent.parent
 #: the hints' time budget (palace live), seconds
 SECONDS = 2.0
 
 
-def figure(pos, history, which: str) -> tuple[dict, str]:
-    """Each legal move's loss figure for the mover, and the method that gave them."""
+def figure(pos, history, which: str) -> tuple[dict, str, dict | None]:
+    """Each legal move's loss figure for the mover, the method that gave them, and the
+    search's figures before the calibration map (None without one)."""
     if which == "before" and not is_exact_mode(pos):
         a = analyze_search(pos, config=HINT1 if pos.draw_pile > 0 else HINT1_END,
                            time_budget=SECONDS, seed=0, history=history)
     else:
         a = analyze(pos, time_budget=SECONDS, seed=0, history=history)
-    return {str(mv.move): mv.loss[pos.to_move] for mv in a.moves}, a.method
+    cal = a.stats.get("calibration")
+    return ({str(mv.move): mv.loss[pos.to_move] for mv in a.moves}, a.method,
+            cal["raw_mover_loss"] if cal else None)
 
 
 def calib_task(task: dict) -> dict:
@@ -80,10 +95,12 @@ def calib_task(task: dict) -> dict:
             continue
         me = state.to_move
         pos = view_position(state, me, tracker).validate()
-        figs, method = figure(pos, history_positions(state, me, tracker), task["which"])
+        figs, method, raw = figure(pos, history_positions(state, me, tracker),
+                                   task["which"])
         rows.append({"k": k, "draw": state.draw_pile, "figure": figs[str(move)],
                      "best": min(figs.values()), "outcome": rec["loss"][me],
-                     "method": method, "n": rec["n"]})
+                     "method": method, "n": rec["n"],
+                     **({"raw": raw[str(move)]} if raw else {})})
     return {"game": task["game"], "rows": rows}
 
 
@@ -104,21 +121,6 @@ def run(args) -> None:
     run_batch(calib_task, tasks, jobs=args.jobs, output=out, progress=True,
               label="calibration games")
     print(f"{out}", file=sys.stderr)
-
-
-def load_rows(files) -> list[tuple[int, dict]]:
-    rows = []
-    for f in files:
-        with open(f) as fh:
-            fh.readline()
-            for line in fh:
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    continue
-                if "result" in rec:
-                    rows += [(rec["result"]["game"], r) for r in rec["result"]["rows"]]
-    return rows
 
 
 def _stats(fig, out, base):
@@ -163,8 +165,44 @@ def summary(rows, boot: int = 1000, seed: int = 0) -> dict:
             "draw_pile": with_ci(draw), "no_draw_pile": with_ci(~draw), "deciles": deciles}
 
 
+def crossfit(rows) -> dict:
+    """Each game's decisions mapped by the map fitted on the other half of the games (by
+    the game number's parity): how much a map fitted on games it never saw gains, raw
+    against mapped, while the draw pile holds cards and once it is empty."""
+    mapped = []
+    for half in (0, 1):
+        cmap = CalibrationMap("crossfit", fit_map([r for g, r in rows if g % 2 != half]))
+        mapped += [(g, {**r, "figure": cmap.mover_loss(r["figure"], r["draw"])})
+                   for g, r in rows if g % 2 == half]
+    raw, new = summary(rows), summary(mapped)
+    return {part: {"decisions": raw[part]["decisions"],
+                   "raw": [raw[part]["bias"], raw[part]["brier_skill"]],
+                   "mapped": [new[part]["bias"], new[part]["brier_skill"]]}
+            for part in ("all", "draw_pile", "no_draw_pile")}
+
+
+def fit(args) -> None:
+    rows = search_rows(args.files)
+    params = fit_map([r for _, r in rows])
+    files = [{"file": os.path.relpath(f, ROOT),
+              "sha256": hashlib.sha256(Path(f).read_bytes()).hexdigest()} for f in args.files]
+    rec = {"name": args.name, "form": "sigmoid(a * logit(x) + b) of the mover's figure x",
+           "params": params, "bands": {n: [lo, hi] for n, lo, hi in BANDS},
+           "decisions": {n: sum(lo <= r["draw"] <= hi for _, r in rows) for n, lo, hi in BANDS},
+           "games": len({g for g, _ in rows}), "files": files, "crossfit": crossfit(rows),
+           "command": "python benchmarks/calibration.py fit " + " ".join(
+               f["file"] for f in files) + f" --name {args.name}"}
+    out = Path(calibration_path(args.name))
+    out.write_text(json.dumps(rec, indent=1) + "\n")
+    print(json.dumps(rec, indent=1))
+    print(out, file=sys.stderr)
+
+
 def report(args) -> None:
-    s = summary(load_rows(args.files))
+    rows = load_rows(args.files)
+    if args.raw:
+        rows = [(g, {**r, "figure": r.get("raw", r["figure"])}) for g, r in rows]
+    s = summary(rows)
     print(f"{s['games']} games")
     print("| decile | count | mean figure | mean outcome |\n|---|---|---|---|")
     for d in s["deciles"]:
@@ -194,8 +232,15 @@ def main(argv=None) -> int:
     p = sub.add_parser("report")
     p.add_argument("files", nargs="+")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--raw", action="store_true",
+                   help="the search's figures before the calibration map")
+    f = sub.add_parser("fit", help="fit the calibration map of palace analyze's search "
+                                   "figures on 'after' rows (games never trained on)")
+    f.add_argument("files", nargs="+")
+    f.add_argument("--name", required=True, help="the map's name (palace_solver/data/"
+                                                 "calibration-NAME.json)")
     args = ap.parse_args(argv)
-    (run if args.cmd == "run" else report)(args)
+    {"run": run, "report": report, "fit": fit}[args.cmd](args)
     return 0
 
 

@@ -69,7 +69,8 @@ def _table(pos, a) -> str:
         k = st.get("resolved_moves", sum(m.resolved is True for m in a.moves))
         line = (f"note: not resolved: the search reached depth {st.get('depth')} without "
                 f"seeing every line to its end; {k} of {len(a.moves)} moves proven (exact "
-                f"figures), the figures marked ~ are the horizon evaluation's estimates, and "
+                f"figures), the figures marked ~ are estimates of "
+                f"{st.get('horizon', 'the horizon evaluation')} at its horizon, and "
                 f"the order of the moves rests on them")
         if st.get("loss_at_most") is not None:
             line += (f"; {names[mover]}'s loss is at most "
@@ -84,10 +85,16 @@ def _table(pos, a) -> str:
             value = (f"the learned value (network {cfg.get('weights') or 'default'})"
                      if cfg.get("eval") != "cardcount" else "the card count")
             how = (f"a search to depth {st.get('depth')} with {value} where it stops")
+        cal = st.get("calibration")
+        mapped = (f", then calibrated to the outcomes of the engine's own games (map "
+                  f"{cal['map']}, draw-pile band {cal['band']}; the best move's figure "
+                  f"before it: {100 * cal['raw_mover_loss'][str(a.moves[0].move)]:.2f}%)"
+                  if cal else "")
         notes.append(
             f"note: estimates, not proofs: each figure is the mean over {a.samples} deals of "
-            f"the cards this seat cannot see of {how}; ± is the 95% interval of that mean "
-            f"over the deals, not the error of the search or of its values.")
+            f"the cards this seat cannot see of {how}{mapped}; ± is the 95% interval of that "
+            f"mean over the deals{' (mapped with it)' if cal else ''}, not the error of the "
+            f"search or of its values.")
     fp = st.get("fixed_point")
     if fp and fp.get("cycling"):
         period = f", every {fp['max_period']} rounds" if fp.get("max_period") else ""

@@ -340,6 +340,31 @@ def test_depth_limited_answer_within_budget_is_labelled():
     assert all(abs(sum(m.loss) - 1) < 1e-9 for m in a.moves)
 
 
+def test_the_fallback_values_its_horizon_with_the_network_and_says_so():
+    """The depth-limited fallback stops at the learned value (deepening.HORIZON), not the
+    card count; either gives exact figures to the moves it resolves, the compiled core's
+    evaluation mode comes back afterwards, and the stats name the value used."""
+    from palace_solver import _engine
+    from palace_solver.solve.deepening import HORIZON
+
+    rng = random.Random(5)
+    s = random_exact_state(rng, 2, Rules(), hand=(3, 3), face_up=(3, 3), face_down=(3, 3),
+                           pile=(2, 2))
+    before = _engine.get_eval_mode()
+    net = solve_exact(s, engine="cython", depth=3)
+    assert _engine.get_eval_mode() == before
+    card = solve_exact(s, engine="cython", depth=3, horizon=("cardcount", ""))
+    assert HORIZON == ("learned", "gen1")
+    assert net.stats["horizon"] == "the learned value (network gen1)"
+    assert card.stats["horizon"] == "the card count"
+    open_net = {str(m.move): m.loss for m in net.moves if m.resolved is False}
+    open_card = {str(m.move): m.loss for m in card.moves if m.resolved is False}
+    assert open_net and open_net.keys() == open_card.keys() and open_net != open_card
+    for m in card.moves:        # a resolved figure does not depend on the horizon
+        if m.resolved:
+            assert [x.loss for x in net.moves if x.move == m.move] == [m.loss]
+
+
 def test_python_solver_counts_a_fraction():
     # Example 4: the flips decide, player 0 loses with probability exactly 1/6.
     s = Position.from_json(ROWS[4]["position"]).to_state()

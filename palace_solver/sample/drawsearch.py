@@ -41,6 +41,7 @@ from ..game.view import repeatable
 from ..solve.engine import compiled, use_eval_weights
 from ..solve.results import Analysis, MoveValue, rank_moves
 from .sampler import sample_deal, sample_rng, state_with_hands
+from .calibration import band, load_map
 from .stats import diff_ci, mean_ci
 
 __all__ = ["ENGINE", "ENGINE1", "ENGINE1_END", "ENGINE_END", "HINT", "HINT1", "HINT1_END",
@@ -83,6 +84,9 @@ class SearchConfig:
     #: deals are uniform); ``infer_temp`` tempers the policy model's log-likelihoods
     infer: int = 0
     infer_temp: float = 1.0
+    #: the calibration map of the reported figures (``sample/calibration.py``): "" none,
+    #: else a shipped map's name; two players only, and never used by the agents' play
+    calibration: str = ""
 
     def with_(self, **kw) -> "SearchConfig":
         return replace(self, **{k: v for k, v in kw.items() if v is not None})
@@ -281,6 +285,22 @@ def move_means(raw: dict, n: int) -> list[tuple]:
     return out
 
 
+def calibrate_moves(moves: list, mover: int, draw_pile: int, name: str) -> dict:
+    """Map each two-player move's figures through the calibration map ``name`` in place
+    (``sample/calibration.py``: the mover's mean and interval ends, the other's one minus
+    them; the map is increasing, so the order and the ties stay); returns what the JSON
+    keeps of it (``stats["calibration"]``): the map, the band and each move's raw figure."""
+    cmap = load_map(name)
+    raw = {}
+    for m in moves:
+        x, (lo, hi) = m.loss[mover], m.ci95[mover]
+        raw[str(m.move)] = x
+        f = [cmap.mover_loss(v, draw_pile) for v in (x, lo, hi)]
+        m.loss[mover], m.loss[1 - mover] = f[0], 1.0 - f[0]
+        m.ci95[mover], m.ci95[1 - mover] = (f[1], f[2]), (1.0 - f[2], 1.0 - f[1])
+    return {"map": name, "band": band(draw_pile), "raw_mover_loss": raw}
+
+
 def vs_best(raw: dict, mover: int, best: str) -> dict:
     """Per move, the 95% interval of its loss for the mover minus the ``best`` move's, over
     the deals that have both (:func:`~palace_solver.sample.stats.diff_ci`): whether the
@@ -348,9 +368,12 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
     for m, mean, vs in move_means(raw, n):
         est = [mean_ci(vs[:, p].tolist()) for p in range(n)]
         moves.append(MoveValue(m, [e[0] for e in est], [(e[1], e[2]) for e in est]))
-        cis[str(m)] = [[e[1], e[2]] for e in est]
     moves = rank_moves(mover, moves)
     paired = vs_best(raw, mover, str(moves[0].move)) if moves else {}
+    calibration = None
+    if cfg.calibration and n == 2:
+        calibration = calibrate_moves(moves, mover, pos.draw_pile, cfg.calibration)
+    cis = {str(m.move): [list(iv) for iv in m.ci95] for m in moves}
     stats = {"seconds": round(seconds, 6), "samples": k, "search": "determinized expectimax",
              "nodes": raw["nodes"] + raw["playout_steps"],
              "depth": max(raw["depth"]) if raw["depth"] else 0,
@@ -362,7 +385,7 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
              "nodes_per_second": round((raw["nodes"] + raw["playout_steps"]) / seconds)
              if seconds > 0 else None,
              "interval": "student-t on per-deal values; rule of three when all equal",
-             "move_ci95": cis, "vs_best_ci95": paired}
+             "move_ci95": cis, "vs_best_ci95": paired, "calibration": calibration}
     best = moves[0]
     return Analysis("search", mover, list(best.loss), moves, stats,
                     ci95=[tuple(x) for x in cis[str(best.move)]], samples=k)

@@ -213,7 +213,8 @@ def bench_position(pos: Position, budgets=(1.0, 10.0), exact_budget: float = 60.
     best = max((k for k in cmp if k.startswith("after_")), key=lambda k: int(k[6:]))
     row = {"exact": cmp[best], "exact_compare": cmp, "deepening": {}}
     for b in budgets:
-        a = search_deepening(state, time_budget=b, hash_mb=hash_mb)
+        # the card count, as every recorded row of this bench (results/bench.json)
+        a = search_deepening(state, time_budget=b, hash_mb=hash_mb, horizon=("cardcount", ""))
         st = a.stats
         row["deepening"][str(b)] = {"depth": st["depth"], "exact": a.method == "exact",
                                     "nodes": st["nodes"],

@@ -182,14 +182,16 @@ def _gb(b: float) -> str:
 
 def solve_compiled(state: State, *, time_budget: float | None = None, depth: int | None = None,
                    hash_mb: float | None = None, max_nodes: int | None = None,
-                   threads: int | None = None, progress=None, history=None) -> Analysis:
+                   threads: int | None = None, progress=None, history=None,
+                   horizon: tuple[str, str] | None = None) -> Analysis:
     """Exact analysis with the compiled solver, or a depth-limited one past the budgets.
 
     ``depth`` forces the depth-limited search to that depth (no exact graph). ``threads``:
     threads of the graph solver (default: every core; the values do not depend on it).
     ``history``: the game's earlier positions (States, the root among them or not):
     reaching one again is a draw, as in the game (RULES.md); without it the values are
-    those of the position itself.
+    those of the position itself. ``horizon``: the depth-limited search's value where it
+    stops (default :data:`~palace_solver.solve.deepening.HORIZON`).
 
     :raises GraphTooLargeError: without a time budget, when the graph cannot fit in memory.
     """
@@ -259,7 +261,7 @@ def solve_compiled(state: State, *, time_budget: float | None = None, depth: int
     else:
         left = max(0.01, time_budget - (time.perf_counter() - t0))
     a = search_deepening(state, time_budget=left, depth=depth, hash_mb=hash_mb,
-                         progress=progress, history=history)
+                         progress=progress, history=history, horizon=horizon)
     if note:
         a.stats["graph"] = note
     a.stats["seconds"] = round(time.perf_counter() - t0, 6)

@@ -15,17 +15,19 @@ from .results import Analysis
 
 def solve_exact(state: State, *, time_budget=None, depth=None, hash_mb: float | None = None,
                 engine: str | None = None, threads: int | None = None,
-                progress=None, history=None) -> Analysis:
+                progress=None, history=None, horizon=None) -> Analysis:
     """Analysis of a decision node in exact mode.
 
     ``engine``: ``"python"`` (the reference solver), ``"cython"`` (the compiled solver), or
     None for the compiled one when it is built. ``threads``: threads of the compiled graph
     solver (default: every core). ``history``: the game's earlier positions (States):
-    reaching one again is a draw.
+    reaching one again is a draw. ``horizon``: the compiled fallback's value where its
+    search stops (:func:`~palace_solver.solve.compiled.solve_compiled`).
     """
     if engine is None:
         engine = "cython" if cython_available() else "python"
     if engine == "python":
         return ExactSolver(state, history=history).analysis()
     return solve_compiled(state, time_budget=time_budget, depth=depth, hash_mb=hash_mb,
-                          threads=threads, progress=progress, history=history)
+                          threads=threads, progress=progress, history=history,
+                          horizon=horizon)
