@@ -27,7 +27,7 @@ import provenance
 
 from palace_solver.agents.registry import make_agent
 from palace_solver.game.rules import Rules
-from palace_solver.jobs.batch import FORMAT, batch_fingerprint
+from palace_solver.jobs.batch import FORMAT, batch_fingerprint, finished_results
 from palace_solver.jobs.match import match_tasks, play_task, run_match, summarize
 
 HERE = provenance.RESULTS / "strength"
@@ -162,15 +162,7 @@ def partial(row: str):
     path = _file(row)
     if not path.exists():
         return None
-    done = {}
-    with open(path) as f:
-        for line in f:
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            if "result" in rec:
-                done[rec["id"]] = rec["result"]
+    done = dict(finished_results(path))
     tasks = match_tasks(a, b, players=n, kind=kind, starts=asked, seed=0, rules=Rules())
     starts = {t["start"] for t in tasks if all(f"{t['start']}/{k}" in done for k in range(n))}
     kept = [t for t in tasks if t["start"] in starts]

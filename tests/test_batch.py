@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from palace_solver.jobs.batch import BatchError, run_batch, task_seed
+from palace_solver.jobs.batch import BatchError, finished_results, run_batch, task_seed
 
 
 def draw(task):
@@ -367,3 +367,11 @@ def test_same_batch_with_another_label_resumes(tmp_path):
     f.write_bytes(b"".join(lines[:3]))
     assert run_batch(draw, _tasks(5), output=f, label="new label") == expected
     assert json.loads(f.read_text().splitlines()[0])["label"] == "new label"
+
+
+def test_a_reader_sees_the_finished_tasks_of_a_file_a_kill_cut(tmp_path):
+    out = tmp_path / "r.jsonl"
+    res = run_batch(draw, _tasks(5), jobs=1, output=out, label="draws")
+    with open(out, "a") as f:
+        f.write('{"id": 5, "result": {"x": 0.')      # the line a kill cut
+    assert finished_results(out) == [(i, r) for i, r in enumerate(res)]

@@ -103,6 +103,23 @@ def _check_ids(tasks) -> list[str]:
 
 # -- the output file -------------------------------------------------------------------------
 
+def finished_results(path) -> list[tuple]:
+    """``(id, result)`` of each finished task in the batch output file ``path`` as it is now
+    (a run still going, or stopped by a kill, gives the tasks done so far; a line the kill
+    cut is skipped), in the file's order. For readers; a run resumes by :func:`run_batch`."""
+    out = []
+    with open(path) as f:
+        f.readline()                    # the header
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if "result" in rec:
+                out.append((rec["id"], rec["result"]))
+    return out
+
+
 def _load(path: str, header: dict, keys: set) -> dict:
     """Results already in ``path`` by id key; creates the file (with its header) if absent
     or empty, and cuts a damaged last line.

@@ -172,19 +172,8 @@ def to_dataset(games, keep: float = 1.0, seed: int = 0) -> dict:
 def read_games(path) -> list:
     """``(number, record)`` of every finished game in a batch output file of
     :func:`run_games` (a run still going or stopped early gives the games done so far)."""
-    import json
-    out = []
-    with open(path) as f:
-        f.readline()
-        for line in f:
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue  # a line cut by a kill
-            if "result" in rec:
-                out.append((rec["id"], rec["result"]))
-    out.sort(key=lambda x: x[0])
-    return out
+    from ..jobs.batch import finished_results
+    return sorted(finished_results(path), key=lambda x: x[0])
 
 
 def first_games(path) -> list:

@@ -16,7 +16,7 @@ with the games it read). ``a > 0``, so within a position the moves keep their or
 their ties; the other player's figure is one minus the mover's, so the two still add up to
 1. Positions of three or more players keep the search's figures: no map was fitted there.
 
-Imports nothing of the package.
+Imports nothing of the package but the batch layer's reader, when reading decisions.
 """
 from __future__ import annotations
 
@@ -110,18 +110,9 @@ def fit_band(x, y, iters: int = 50) -> tuple[float, float]:
 def read_rows(files) -> list[tuple[int, dict]]:
     """``(game, row)`` for the decisions in the files of ``benchmarks/calibration.py run``
     (batch files: a header line, then one finished game a line; a torn line is skipped)."""
-    rows = []
-    for f in files:
-        with open(f) as fh:
-            fh.readline()
-            for line in fh:
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    continue
-                if "result" in rec:
-                    rows += [(rec["result"]["game"], r) for r in rec["result"]["rows"]]
-    return rows
+    from ..jobs.batch import finished_results
+    return [(res["game"], r) for f in files for _, res in finished_results(f)
+            for r in res["rows"]]
 
 
 def search_rows(files) -> list[tuple[int, dict]]:
