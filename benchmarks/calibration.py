@@ -16,9 +16,10 @@ the game and the decision), and asks the analysis of that moment, from the mover
 (their own cards, the table, the public record, the game's history as they saw it), for
 the figure of the move the game's player made. ``--which before`` is the analysis as it
 stood before the values learned from the engine's games (``HINT1``, ``HINT1_END`` of
-``sample/drawsearch.py``), ``after`` today's ``palace analyze``. Both give the exact
-solver the positions where every hand is known and the draw pile is empty, with the
-hints' time budget (2 s). One batch task a game, resumable, games F .. F+N-1 of the run in
+``sample/drawsearch.py``; in exact mode the depth-limited fallback with the card count at
+its horizon), ``after`` today's ``palace analyze``. Both give the exact solver the
+positions where every hand is known and the draw pile is empty, with the hints' time
+budget (2 s). One batch task a game, resumable, games F .. F+N-1 of the run in
 ``benchmarks/results/calibration/RUN-WHICH-FFFF.jsonl`` (a run's games arrive over hours:
 one file per block of games, and ``report`` reads them all).
 
@@ -50,13 +51,14 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from palace_solver.agents.method_bots import history_positions, view_position  # noqa: E402
-from palace_solver.analysis import analyze, is_exact_mode  # noqa: E402
+from palace_solver.analysis import analyze, exact_history, is_exact_mode  # noqa: E402
 from palace_solver.jobs.batch import run_batch  # noqa: E402
 from palace_solver.learn.engine_games import read_games, replay_tracked  # noqa: E402
 from palace_solver.sample.calibration import (  # noqa: E402
     BANDS, CalibrationMap, calibration_path, fit_map, search_rows)
 from palace_solver.sample.calibration import read_rows as load_rows  # noqa: E402
 from palace_solver.sample.drawsearch import HINT1, HINT1_END, analyze_search  # noqa: E402
+from palace_solver.solve.solver import solve_exact  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generations import games_file  # noqa: E402
@@ -73,6 +75,9 @@ def figure(pos, history, which: str) -> tuple[dict, str, dict | None]:
     if which == "before" and not is_exact_mode(pos):
         a = analyze_search(pos, config=HINT1 if pos.draw_pile > 0 else HINT1_END,
                            time_budget=SECONDS, seed=0, history=history)
+    elif which == "before":   # the depth-limited fallback with the card count, as it was
+        a = solve_exact(pos.to_state(), time_budget=SECONDS, history=exact_history(pos, history),
+                        horizon=("cardcount", ""))
     else:
         a = analyze(pos, time_budget=SECONDS, seed=0, history=history)
     cal = a.stats.get("calibration")

@@ -302,6 +302,12 @@ def test_a_search_says_what_its_figures_estimate():
     assert "mean over 6 deals" in note[0]
     assert f"a search to depth {js['stats']['depth']} with the learned value" in note[0]
     assert js["stats"]["config"]["weights"] in note[0]
+    # calibrated figures say so, and what the search itself gave the best move
+    cal = js["stats"]["calibration"]
+    best = js["moves"][0]
+    assert f"calibrated to the outcomes of the engine's own games (map {cal['map']}" in note[0]
+    assert f"{100 * cal['raw_mover_loss'][best['move']]:.2f}%" in note[0]
+    assert best["loss_probability"][0] != cal["raw_mover_loss"][best["move"]]
     # the engine before generation 1: one ply then greedy playouts, and the note says so
     pos = load_position(hidden)
     old = analyze_search(pos, config=HINT1.with_(determinizations=8, nodes=4000), seed=0)

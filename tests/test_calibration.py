@@ -1,0 +1,119 @@
+"""The calibration map of the search's figures (palace_solver/sample/calibration.py): the
+fit recovers a known map, the map keeps each position's order, ties and sums, a calibrated
+analysis is the map of the raw one, and each shipped map rebuilds from the decisions the
+repository holds."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from palace_solver.game.position import from_text
+from palace_solver.sample.calibration import (
+    BANDS,
+    CalibrationMap,
+    band,
+    fit_band,
+    fit_map,
+    load_map,
+    search_rows,
+)
+from palace_solver.sample.drawsearch import HINT, HINT_END, analyze_search
+from palace_solver.solve.results import ties
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = sorted((ROOT / "palace_solver" / "data").glob("calibration-*.json"))
+TWO = ("standard | me: 4 9 Q / A K 8 / 3 ; bob: ?3 / 2 J 6 / 3 | pile 3 5 | draw 32 | "
+       "to_move 0")
+THREE = ("standard | me: 4 9 Q / A K 8 / 3 ; bob: ?3 / 2 J 6 / 3 ; ann: ?3 / 5 7 10 / 3 | "
+         "pile 3 5 | draw 23 | to_move 0")
+
+
+def test_the_fit_recovers_a_known_map():
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0.03, 0.97, 40_000)
+    a, b = 1.6, -0.3
+    p = 1 / (1 + np.exp(-(a * np.log(x / (1 - x)) + b)))
+    # outcomes 1, 0 and draws (1/2): the likelihood takes the draw as half a loss
+    u = rng.uniform(size=x.size)
+    y = np.where(u < 0.2, 0.5, (rng.uniform(size=x.size) < p).astype(float))
+    fa, fb = fit_band(x[u >= 0.2], y[u >= 0.2])
+    assert fa == pytest.approx(a, abs=0.05) and fb == pytest.approx(b, abs=0.05)
+
+
+def test_every_draw_pile_has_one_band():
+    assert [band(k) for k in (0, 1, 9, 10, 52)] == ["end", "late", "late", "draw", "draw"]
+    covered = sorted((lo, hi) for _, lo, hi in BANDS)
+    assert covered[0][0] == 0 and all(h + 1 == lo for (_, h), (lo, _) in
+                                      zip(covered, covered[1:]))
+
+
+def test_a_map_is_increasing_and_stays_in_the_unit_interval():
+    m = CalibrationMap("t", {"end": (2.0, 0.5), "late": (0.7, -0.2), "draw": (1.3, 0.1)})
+    xs = np.linspace(0.0, 1.0, 201)
+    for k in (0, 5, 30):
+        f = [m.mover_loss(x, k) for x in xs]
+        assert all(0.0 <= v <= 1.0 for v in f)
+        assert all(u <= v for u, v in zip(f, f[1:])) and f[0] < f[100] < f[-1]
+
+
+def _map_file(tmp_path) -> str:
+    path = tmp_path / "calibration-test.json"
+    path.write_text(json.dumps({"params": {"end": [2.0, 0.4], "late": [1.5, -0.3],
+                                           "draw": [0.6, 0.25]}}))
+    return str(path)
+
+
+def test_a_calibrated_analysis_is_the_map_of_the_raw_one(tmp_path):
+    name = _map_file(tmp_path)
+    pos = from_text(TWO)
+    raw = analyze_search(pos, samples=12, nodes=24_000, seed=3, calibration="")
+    cal = analyze_search(pos, samples=12, nodes=24_000, seed=3, calibration=name)
+    assert raw.stats["calibration"] is None
+    m = load_map(name)
+    assert [str(x.move) for x in cal.moves] == [str(x.move) for x in raw.moves]
+    assert ties(cal) == ties(raw) and cal.stats["vs_best_ci95"] == raw.stats["vs_best_ci95"]
+    assert cal.stats["calibration"]["band"] == "draw"
+    for r, c in zip(raw.moves, cal.moves):
+        assert cal.stats["calibration"]["raw_mover_loss"][str(r.move)] == r.loss[0]
+        assert c.loss[0] == pytest.approx(m.mover_loss(r.loss[0], 32))
+        assert c.loss[0] + c.loss[1] == pytest.approx(1.0)
+        lo, hi = r.ci95[0]
+        assert c.ci95[0] == pytest.approx((m.mover_loss(lo, 32), m.mover_loss(hi, 32)))
+        assert c.ci95[1] == pytest.approx((1 - c.ci95[0][1], 1 - c.ci95[0][0]))
+        assert c.ci95[0][0] <= c.loss[0] <= c.ci95[0][1]
+    js = cal.to_json()
+    assert js["moves"][0]["loss_probability"] == cal.moves[0].loss
+    assert js["stats"]["move_ci95"][str(cal.moves[0].move)][0] == list(cal.moves[0].ci95[0])
+
+
+def test_three_players_keep_the_search_figures(tmp_path):
+    pos = from_text(THREE)
+    raw = analyze_search(pos, samples=6, nodes=12_000, seed=1, calibration="")
+    cal = analyze_search(pos, samples=6, nodes=12_000, seed=1, calibration=_map_file(tmp_path))
+    assert cal.stats["calibration"] is None
+    assert [m.loss for m in cal.moves] == [m.loss for m in raw.moves]
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_a_shipped_map_rebuilds_from_the_decisions_it_names(path):
+    rec = json.loads(path.read_text())
+    files = [ROOT / f["file"] for f in rec["files"]]
+    for f, meta in zip(files, rec["files"]):
+        assert hashlib.sha256(f.read_bytes()).hexdigest() == meta["sha256"], f
+    rows = search_rows(files)
+    assert len({g for g, _ in rows}) == rec["games"]
+    params = fit_map([r for _, r in rows])
+    assert set(params) == set(rec["params"])
+    for k, v in params.items():
+        assert v == pytest.approx(tuple(rec["params"][k]), abs=1e-9)
+        assert v[0] > 0     # increasing: the moves keep their order
+
+
+def test_the_analysis_uses_a_shipped_map():
+    assert SHIPPED, "no calibration map is shipped"
+    names = {p.name.removeprefix("calibration-").removesuffix(".json") for p in SHIPPED}
+    assert HINT.calibration in names and HINT_END.calibration in names
