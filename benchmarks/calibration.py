@@ -54,9 +54,10 @@ from palace_solver.agents.method_bots import history_positions, view_position  #
 from palace_solver.analysis import analyze, exact_history, is_exact_mode  # noqa: E402
 from palace_solver.jobs.batch import run_batch  # noqa: E402
 from palace_solver.learn.engine_games import read_games, replay_tracked  # noqa: E402
+from palace_solver.learn.calibration import fit_map, search_rows  # noqa: E402
+from palace_solver.learn.calibration import read_rows as load_rows  # noqa: E402
 from palace_solver.sample.calibration import (  # noqa: E402
-    BANDS, CalibrationMap, calibration_path, fit_map, search_rows)
-from palace_solver.sample.calibration import read_rows as load_rows  # noqa: E402
+    BANDS, CalibrationMap, calibration_path, load_map)
 from palace_solver.sample.drawsearch import HINT1, HINT1_END, analyze_search  # noqa: E402
 from palace_solver.solve.solver import solve_exact  # noqa: E402
 
@@ -205,8 +206,12 @@ def fit(args) -> None:
 
 def report(args) -> None:
     rows = load_rows(args.files)
-    if args.raw:
+    if args.raw or args.map:
         rows = [(g, {**r, "figure": r.get("raw", r["figure"])}) for g, r in rows]
+    if args.map:        # the map is a function of the search's figure and the draw pile
+        cmap = load_map(args.map)
+        rows = [(g, {**r, "figure": cmap.mover_loss(r["figure"], r["draw"])})
+                if r["method"] == "search" and r["n"] == 2 else (g, r) for g, r in rows]
     s = summary(rows)
     print(f"{s['games']} games")
     print("| decile | count | mean figure | mean outcome |\n|---|---|---|---|")
@@ -239,6 +244,8 @@ def main(argv=None) -> int:
     p.add_argument("--json", action="store_true")
     p.add_argument("--raw", action="store_true",
                    help="the search's figures before the calibration map")
+    p.add_argument("--map", default="", help="the search's figures through this map "
+                                             "instead of the one the run applied")
     f = sub.add_parser("fit", help="fit the calibration map of palace analyze's search "
                                    "figures on 'after' rows (games never trained on)")
     f.add_argument("files", nargs="+")

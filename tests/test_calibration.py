@@ -12,15 +12,8 @@ import numpy as np
 import pytest
 
 from palace_solver.game.position import from_text
-from palace_solver.sample.calibration import (
-    BANDS,
-    CalibrationMap,
-    band,
-    fit_band,
-    fit_map,
-    load_map,
-    search_rows,
-)
+from palace_solver.learn.calibration import fit_band, fit_map, search_rows
+from palace_solver.sample.calibration import BANDS, CERTAIN, CalibrationMap, band, load_map
 from palace_solver.sample.drawsearch import HINT, HINT_END, analyze_search
 from palace_solver.solve.results import ties
 
@@ -51,13 +44,42 @@ def test_every_draw_pile_has_one_band():
                                       zip(covered, covered[1:]))
 
 
-def test_a_map_is_increasing_and_stays_in_the_unit_interval():
+def test_a_map_is_increasing_on_estimates_and_keeps_certain_figures():
     m = CalibrationMap("t", {"end": (2.0, 0.5), "late": (0.7, -0.2), "draw": (1.3, 0.1)})
-    xs = np.linspace(0.0, 1.0, 201)
+    xs = [x for x in np.linspace(0.0, 1.0, 201) if x not in CERTAIN]
     for k in (0, 5, 30):
         f = [m.mover_loss(x, k) for x in xs]
-        assert all(0.0 <= v <= 1.0 for v in f)
-        assert all(u <= v for u, v in zip(f, f[1:])) and f[0] < f[100] < f[-1]
+        assert all(0.0 < v < 1.0 for v in f)
+        assert all(u < v for u, v in zip(f, f[1:]))
+        assert [m.mover_loss(x, k) for x in CERTAIN] == list(CERTAIN)
+
+
+def test_a_certain_draw_keeps_its_figure_and_the_moves_follow_the_figures(monkeypatch,
+                                                                           tmp_path):
+    """A move a draw in every deal (back to the game's history) stays at 1/2; an estimate
+    just under 1/2 can come out above it, and the analysis ranks by what it reports."""
+    from palace_solver.sample import drawsearch
+
+    real = drawsearch.decide
+
+    def shaped(*args, **kwargs):
+        raw = real(*args, **kwargs)
+        v = np.empty((12, len(raw["moves"]), 2))
+        for j, m in enumerate(raw["moves"]):
+            v[:, j, 0] = {"9": 0.5, "Q": 0.49, "pickup": 0.7}[str(m)]
+        v[:, 1:, 0] += 0.004 * (-1.0) ** np.arange(12)[:, None]   # estimates vary by deal
+        v[:, :, 1] = 1.0 - v[:, :, 0]
+        return {**raw, "values": v}
+
+    monkeypatch.setattr(drawsearch, "decide", shaped)
+    path = tmp_path / "calibration-up.json"       # b > 0: 0.49 comes out above 1/2
+    path.write_text(json.dumps({"params": {"end": [1, 0], "late": [1, 0], "draw": [1.0, 0.2]}}))
+    a = analyze_search(from_text(TWO), samples=12, nodes=6000, seed=0, calibration=str(path))
+    loss = {str(m.move): m.loss[0] for m in a.moves}
+    assert loss["9"] == 0.5 and loss["Q"] > 0.5
+    assert [str(m.move) for m in a.moves][0] == "9"
+    assert [m.loss[0] for m in a.moves] == sorted(loss.values())
+    assert a.stats["vs_best_ci95"]["9"] == [0.0, 0.0]
 
 
 def _map_file(tmp_path) -> str:

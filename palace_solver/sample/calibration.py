@@ -11,12 +11,15 @@ from outcomes: for two players, the mover's figure ``x`` becomes
 
 with ``(a, b)`` of the draw pile's band (:data:`BANDS`), fitted by maximum likelihood to
 the outcomes (1 loss, 0 win, 1/2 draw) of decisions of the engine's games against itself
-(``benchmarks/calibration.py fit``, its file ``palace_solver/data/calibration-NAME.json``
-with the games it read). ``a > 0``, so within a position the moves keep their order and
-their ties; the other player's figure is one minus the mover's, so the two still add up to
-1. Positions of three or more players keep the search's figures: no map was fitted there.
+(``benchmarks/calibration.py fit`` by :mod:`palace_solver.learn.calibration`, its file
+``palace_solver/data/calibration-NAME.json`` with the games it read). ``a > 0``, so the
+estimates of a position keep their order and their ties; figures the search calls certain
+(:data:`CERTAIN`) stay as they are (so an estimate just under 1/2 can come out above a
+certain draw: the analysis ranks the moves again). The other player's figure is one minus
+the mover's, so the two still add up to 1. Positions of three or more players keep the
+search's figures: no map was fitted there.
 
-Imports nothing of the package but the batch layer's reader, when reading decisions.
+Imports nothing of the package: the fit is in ``learn/calibration.py``.
 """
 from __future__ import annotations
 
@@ -32,6 +35,16 @@ import numpy as np
 BANDS = (("end", 0, 0), ("late", 1, 9), ("draw", 10, 10_000))
 #: figures are clipped this far from 0 and 1 before the logit
 EPS = 1e-3
+#: figures the map keeps: a mean over deals of exactly 0 or 1 is the same outcome in every
+#: deal, and one of exactly 1/2 is, but for a coincidence, a draw in every deal (a move back
+#: to a position of the game's history): the search calls them certain, and a map fitted to
+#: estimates has nothing to say of them (it would make a certain draw 51%)
+CERTAIN = (0.0, 0.5, 1.0)
+
+
+def certain(x: float) -> bool:
+    """Whether the map keeps figure ``x`` (:data:`CERTAIN`)."""
+    return float(x) in CERTAIN
 
 
 def band(draw_pile: int) -> str:
@@ -55,7 +68,10 @@ class CalibrationMap:
     params: dict
 
     def mover_loss(self, x: float, draw_pile: int) -> float:
-        """The calibrated figure of the mover's raw figure ``x``."""
+        """The calibrated figure of the mover's raw figure ``x`` (``x`` itself when
+        :func:`certain`)."""
+        if certain(x):
+            return float(x)
         a, b = self.params[band(draw_pile)]
         return float(1.0 / (1.0 + math.exp(-(a * float(logit(x)) + b))))
 
@@ -80,54 +96,3 @@ def load_map(name: str) -> CalibrationMap:
     with open(path) as f:
         rec = json.load(f)
     return CalibrationMap(name, {k: tuple(v) for k, v in rec["params"].items()})
-
-
-def fit_band(x, y, iters: int = 50) -> tuple[float, float]:
-    """``(a, b)`` maximising the likelihood of outcomes ``y`` (in [0, 1]: a draw is 1/2)
-    under ``sigmoid(a * logit(x) + b)``, by Newton's method (a two-parameter logistic
-    regression with soft labels; a tiny ridge keeps it defined on separable data).
-
-    >>> a, b = fit_band([0.2, 0.2, 0.8, 0.8], [0.0, 0.5, 0.5, 1.0])
-    >>> round(a, 3), round(b, 3)
-    (0.792, 0.0)
-    """
-    z = logit(x)
-    y = np.asarray(y, dtype=float)
-    X = np.stack([z, np.ones_like(z)], axis=1)
-    w = np.array([1.0, 0.0])
-    ridge = 1e-6 * len(z)
-    for _ in range(iters):
-        p = 1.0 / (1.0 + np.exp(-(X @ w)))
-        grad = X.T @ (p - y) + ridge * w
-        hess = (X * (p * (1 - p))[:, None]).T @ X + ridge * np.eye(2)
-        step = np.linalg.solve(hess, grad)
-        w = w - step
-        if np.abs(step).max() < 1e-12:
-            break
-    return float(w[0]), float(w[1])
-
-
-def read_rows(files) -> list[tuple[int, dict]]:
-    """``(game, row)`` for the decisions in the files of ``benchmarks/calibration.py run``
-    (batch files: a header line, then one finished game a line; a torn line is skipped)."""
-    from ..jobs.batch import finished_results
-    return [(res["game"], r) for f in files for _, res in finished_results(f)
-            for r in res["rows"]]
-
-
-def search_rows(files) -> list[tuple[int, dict]]:
-    """The rows of ``files`` whose figure came from the search (the ones a map changes),
-    ``figure`` being the search's own figure (``raw`` where a map was applied)."""
-    return [(g, {**r, "figure": r.get("raw", r["figure"])})
-            for g, r in read_rows(files) if r["method"] == "search"]
-
-
-def fit_map(rows) -> dict:
-    """Per band of :data:`BANDS`, ``(a, b)`` of :func:`fit_band` over ``rows`` (dicts with
-    ``figure``, ``outcome``, ``draw``); a band without rows keeps the identity (1, 0)."""
-    out = {}
-    for name, lo, hi in BANDS:
-        sel = [r for r in rows if lo <= r["draw"] <= hi]
-        out[name] = fit_band([r["figure"] for r in sel], [r["outcome"] for r in sel]) \
-            if sel else (1.0, 0.0)
-    return out

@@ -290,8 +290,9 @@ def move_means(raw: dict, n: int) -> list[tuple]:
 def calibrate_moves(moves: list, mover: int, draw_pile: int, name: str) -> dict:
     """Map each two-player move's figures through the calibration map ``name`` in place
     (``sample/calibration.py``: the mover's mean and interval ends, the other's one minus
-    them; the map is increasing, so the order and the ties stay); returns what the JSON
-    keeps of it (``stats["calibration"]``): the map, the band and each move's raw figure."""
+    them; the map is increasing and keeps figures the search calls certain); returns what
+    the JSON keeps of it (``stats["calibration"]``): the map, the band and each move's
+    raw figure."""
     cmap = load_map(name)
     raw = {}
     for m in moves:
@@ -371,10 +372,13 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
         est = [mean_ci(vs[:, p].tolist()) for p in range(n)]
         moves.append(MoveValue(m, [e[0] for e in est], [(e[1], e[2]) for e in est]))
     moves = rank_moves(mover, moves)
-    paired = vs_best(raw, mover, str(moves[0].move)) if moves else {}
     calibration = None
     if cfg.calibration and n == 2:
         calibration = calibrate_moves(moves, mover, pos.draw_pile, cfg.calibration)
+        # the map is increasing, but keeps certain figures (a draw by repetition) as they
+        # are, so an estimate just under 1/2 can come out above a certain draw
+        moves = rank_moves(mover, moves)
+    paired = vs_best(raw, mover, str(moves[0].move)) if moves else {}
     cis = {str(m.move): [list(iv) for iv in m.ci95] for m in moves}
     stats = {"seconds": round(seconds, 6), "samples": k, "search": "determinized expectimax",
              "nodes": raw["nodes"] + raw["playout_steps"],

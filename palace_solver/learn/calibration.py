@@ -1,0 +1,67 @@
+"""Fitting the calibration map of the search's figures (applied by
+:mod:`palace_solver.sample.calibration`) to the outcomes of decisions of the engine's own
+games: the rows of ``benchmarks/calibration.py run`` (``figure`` of the move played,
+``outcome`` 1 loss, 0 win, 1/2 draw, ``draw`` the draw pile, ``method``, and ``raw``, the
+search's figure before a map, where one was applied).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..jobs.batch import finished_results
+from ..sample.calibration import BANDS, certain, logit
+
+
+def fit_band(x, y, iters: int = 50) -> tuple[float, float]:
+    """``(a, b)`` maximising the likelihood of outcomes ``y`` (in [0, 1]: a draw is 1/2)
+    under ``sigmoid(a * logit(x) + b)``, by Newton's method (a two-parameter logistic
+    regression with soft labels; a tiny ridge keeps it defined on separable data).
+
+    >>> a, b = fit_band([0.2, 0.2, 0.8, 0.8], [0.0, 0.5, 0.5, 1.0])
+    >>> round(a, 3), round(b, 3)
+    (0.792, 0.0)
+    """
+    z = logit(x)
+    y = np.asarray(y, dtype=float)
+    X = np.stack([z, np.ones_like(z)], axis=1)
+    w = np.array([1.0, 0.0])
+    ridge = 1e-6 * len(z)
+    for _ in range(iters):
+        p = 1.0 / (1.0 + np.exp(-(X @ w)))
+        grad = X.T @ (p - y) + ridge * w
+        hess = (X * (p * (1 - p))[:, None]).T @ X + ridge * np.eye(2)
+        step = np.linalg.solve(hess, grad)
+        w = w - step
+        if np.abs(step).max() < 1e-12:
+            break
+    return float(w[0]), float(w[1])
+
+
+def read_rows(files) -> list[tuple[int, dict]]:
+    """``(game, row)`` for the decisions in the files of ``benchmarks/calibration.py run``
+    (batch files: a header line, then one finished game a line; a torn line is skipped)."""
+    return [(res["game"], r) for f in files for _, res in finished_results(f)
+            for r in res["rows"]]
+
+
+def search_rows(files) -> list[tuple[int, dict]]:
+    """The rows of ``files`` whose figure came from the search and is not certain (the ones
+    a map changes: :func:`~palace_solver.sample.calibration.certain`), ``figure`` being the
+    search's own figure (``raw`` where a map was applied)."""
+    out = []
+    for g, r in read_rows(files):
+        x = r.get("raw", r["figure"])
+        if r["method"] == "search" and not certain(x):
+            out.append((g, {**r, "figure": x}))
+    return out
+
+
+def fit_map(rows) -> dict:
+    """Per band of :data:`BANDS`, ``(a, b)`` of :func:`fit_band` over ``rows`` (dicts with
+    ``figure``, ``outcome``, ``draw``); a band without rows keeps the identity (1, 0)."""
+    out = {}
+    for name, lo, hi in BANDS:
+        sel = [r for r in rows if lo <= r["draw"] <= hi]
+        out[name] = fit_band([r["figure"] for r in sel], [r["outcome"] for r in sel]) \
+            if sel else (1.0, 0.0)
+    return out
