@@ -58,15 +58,19 @@ def t_two_sided_p(t: float, df: int) -> float:
 
 def mean_ci(values) -> tuple[float, float, float]:
     """``(mean, lo, hi)``: the mean of values in [0, 1] and its 95% interval (module doc)."""
+    return _t_interval(values, 0.0, 1.0)
+
+
+def _t_interval(values, lo: float, hi: float) -> tuple[float, float, float]:
+    """Student's t interval of the mean, clipped to [lo, hi]; the rule-of-three width when
+    every value agrees; the whole range for fewer than two values."""
     n = len(values)
-    if n == 0:
-        return 0.0, 0.0, 1.0
-    mean = math.fsum(values) / n
-    if n == 1:
-        return mean, 0.0, 1.0
+    mean = math.fsum(values) / n if n else 0.0
+    if n < 2:
+        return mean, lo, hi
     var = math.fsum((x - mean) ** 2 for x in values) / (n - 1)
     half = t975(n - 1) * math.sqrt(var / n) if var > 1e-24 else 3.0 / n
-    return mean, max(0.0, mean - half), min(1.0, mean + half)
+    return mean, max(lo, mean - half), min(hi, mean + half)
 
 
 def ci_from_sums(n: int, s: float, sq: float) -> tuple[float, float, float]:
@@ -86,10 +90,4 @@ def diff_ci(values) -> tuple[float, float, float]:
     same deal): the paired form of :func:`mean_ci`, clipped to [-1, 1], the rule-of-three
     width when every difference agrees. Deals common to both moves cancel the luck of the
     deal, which the two moves' separate intervals count twice."""
-    n = len(values)
-    if n < 2:
-        return (math.fsum(values) / n if n else 0.0), -1.0, 1.0
-    mean = math.fsum(values) / n
-    var = math.fsum((x - mean) ** 2 for x in values) / (n - 1)
-    half = t975(n - 1) * math.sqrt(var / n) if var > 1e-24 else 3.0 / n
-    return mean, max(-1.0, mean - half), min(1.0, mean + half)
+    return _t_interval(values, -1.0, 1.0)
