@@ -2,6 +2,7 @@
 
     python benchmarks/generations.py games RUN [--jobs J] [--games N]   # resumable
     python benchmarks/generations.py train GEN                          # the next network
+    python benchmarks/generations.py test RUN --first F [--games N]     # networks on held-out games
 
 A run is a named set of self-play games (:data:`RUNS`): the agent that plays every seat,
 the seed and the number of games. Game ``g`` of a run is the same game whoever plays it,
@@ -20,9 +21,16 @@ Runs:
 - ``gen0-calib``: ``engine1`` at its full budget against itself: the held-out games on
   which the figures of ``palace analyze`` before this work are calibrated (never trained
   on).
-- ``gen1-train``: generation 1's search against itself, the games of generation 2.
+- ``gen1-train``: generation 1's search against itself (not begun: generation 2 learns
+  from ``gen1-calib``'s first 400 games, the engine's own play at its full budget).
 - ``gen1-calib``: ``engine`` (generation 1 at its full budget) against itself: the
-  "after" of the calibration benchmark.
+  "after" of the calibration benchmark (games 400 on; no recipe reads them).
+
+``test`` scores networks on games no recipe trained on: each two-player position's value
+for the mover against the mover's final loss share (1 loss, 0 win, 1/2 draw), as log
+loss and as Brier skill against a constant 1/2, while the draw pile holds cards and once
+it is empty; intervals by bootstrap over games, and each network's difference from the
+first one named paired over the same positions.
 
 A recipe's runs are read as their first games without a gap (``finished_games``), so a
 run still growing does not change the generations fitted on it.
@@ -86,6 +94,65 @@ def finished_games(run: str) -> list:
     return first_games(path) if path.exists() else []
 
 
+def _two_player_values(data: dict, gens: list[str]) -> dict:
+    """Mover's value of every two-player position under each network, with its outcome,
+    game and draw pile."""
+    import numpy as np
+
+    from palace_solver.learn.features import rows
+    from palace_solver.learn.model import load_weights, probs
+    from palace_solver.solve.engine import weights_path
+    idx = np.nonzero(data["nact"] == 2)[0]
+    r = data["start"][idx][:, None] + np.arange(2)[None, :]
+    pb, pub = data["pb"][r], data["pub"][idx]
+    out = {"y": data["y"][r][:, 0].astype(np.float64), "game": data["game"][idx],
+           "draw": pub[:, 61].astype(np.int64)}
+    for gen in gens:
+        w = load_weights(weights_path(gen))[0]
+        out[gen] = np.concatenate([probs(w, rows(pb[i:i + 20000], pub[i:i + 20000]))[:, 0]
+                                   for i in range(0, len(pb), 20000)]).astype(np.float64)
+    return out
+
+
+def score_networks(games: list, gens: list[str], boot: int = 1000, seed: int = 0) -> dict:
+    """Log loss and Brier skill against 1/2 of each network on the two-player positions of
+    ``games`` (``(number, record)``), by phase, with bootstrap intervals over games."""
+    import numpy as np
+
+    from palace_solver.learn.engine_games import to_dataset
+    v = _two_player_values(to_dataset(games), gens)
+    rng = np.random.default_rng(seed)
+    ugames, inv = np.unique(v["game"], return_inverse=True)
+    picks = [np.bincount(rng.integers(0, len(ugames), len(ugames)), minlength=len(ugames))
+             for _ in range(boot)]
+    out = {"games": int(len(ugames)), "phases": {}}
+    for phase, sel in (("all", np.ones(len(v["y"]), bool)), ("draw pile not empty", v["draw"] > 0),
+                       ("draw pile empty", v["draw"] == 0)):
+        y, g = v["y"][sel], inv[sel]
+        base = np.bincount(g, (0.5 - y) ** 2, len(ugames))
+        row = {"positions": int(sel.sum())}
+
+        def skill(p, wts):
+            return 1 - (wts @ np.bincount(g, (p - y) ** 2, len(ugames))) / (wts @ base)
+        for k, gen in enumerate(gens):
+            p = np.clip(v[gen][sel], 1e-12, 1 - 1e-12)
+            ll = -(y * np.log(p) + (1 - y) * np.log(1 - p)).mean()
+            draws = np.array([skill(p, w) for w in picks])
+            ent = {"logloss": round(float(ll), 4),
+                   "brier_skill": round(float(skill(p, np.ones(len(ugames)))), 4),
+                   "ci95": [round(float(x), 4) for x in np.percentile(draws, [2.5, 97.5])]}
+            if k:
+                p0 = np.clip(v[gens[0]][sel], 1e-12, 1 - 1e-12)
+                diff = np.array([skill(p, w) - skill(p0, w) for w in picks])
+                ent[f"minus_{gens[0]}"] = round(float(ent["brier_skill"] - skill(
+                    p0, np.ones(len(ugames)))), 4)
+                ent[f"minus_{gens[0]}_ci95"] = [round(float(x), 4)
+                                                for x in np.percentile(diff, [2.5, 97.5])]
+            row[gen] = ent
+        out["phases"][phase] = row
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -95,7 +162,31 @@ def main(argv=None) -> int:
     t = sub.add_parser("train", help="fit a generation's network and policy model")
     t.add_argument("gen", type=int)
     t.add_argument("--out", type=Path, help="default: palace_solver/data/eval_weights-genGEN.npz")
+    s = sub.add_parser("test", help="score networks on games no recipe trained on")
+    s.add_argument("run", choices=sorted(RUNS))
+    s.add_argument("--first", type=int, required=True, help="the first game scored")
+    s.add_argument("--games", type=int, help="how many (default: the rest of the run)")
+    s.add_argument("--gens", default="gen1,gen0", help="networks, the first one the reference")
+    s.add_argument("--output", type=Path, help="also write the JSON here")
     args = ap.parse_args(argv)
+    if args.cmd == "test":
+        import json
+        games = finished_games(args.run)[args.first:]
+        games = games[:args.games] if args.games else games
+        if not games:
+            raise SystemExit(f"run {args.run}: no finished games from game {args.first}")
+        for gen, recipe in RECIPES.items():
+            for run, count in recipe["runs"]:
+                if run == args.run and count > args.first:
+                    print(f"note: gen{gen} trained on games 0-{count - 1} of {run}",
+                          file=sys.stderr)
+        res = {"run": args.run, "first": games[0][0], "last": games[-1][0],
+               **score_networks(games, args.gens.split(","))}
+        text = json.dumps(res, indent=1)
+        print(text)
+        if args.output:
+            args.output.write_text(text + "\n")
+        return 0
     if args.cmd == "train":
         import json
         recipe = RECIPES[args.gen]

@@ -34,6 +34,7 @@ HERE = provenance.RESULTS / "strength"
 
 #: generation 1's search with generation 0's network (the generations compared alone)
 GEN0 = "engine:weights=gen0:end_weights=gen0"
+GEN2 = "engine:weights=gen2:end_weights=gen2"
 
 #: row -> (A, B, players, kind, starts asked)
 ROWS = {
@@ -64,11 +65,14 @@ ROWS = {
     "g1-hint-engine": ("hint", "engine", 2, "full", 200),
     "g1-greedy-3p": ("engine", "greedy", 3, "full", 500),
     "g1-engine1-3p": ("engine", "engine1", 3, "full", 500),
+    # Generation 2 against generation 1 (today's engine), its starts fixed before its
+    # first game; whether ``engine`` moves to generation 2 is decided on the whole row.
+    "g2-g1": (GEN2, "engine", 2, "full", 500),
 }
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
-BEFORE_GEN1 = {row for row in ROWS if not row.startswith("g1-")}
+BEFORE_GEN1 = {row for row in ROWS if not row.startswith(("g1-", "g2-"))}
 
 
 def _file(row):

@@ -74,3 +74,33 @@ def test_the_fit_is_deterministic():
     # and the games matter: another set gives other weights
     c = fit_generation(1, recipe, {"r": games[:11] + games[:1]})
     assert not np.array_equal(a["weights"]["w1"], c["weights"]["w1"])
+
+
+def _generations_script():
+    import importlib.util
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "generations.py"
+    spec = importlib.util.spec_from_file_location("generations_script", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_networks_are_scored_against_the_outcomes_of_their_positions():
+    gens = _generations_script()
+    games = [(t["id"], play_selfplay_game(t))
+             for t in game_tasks(6, seed=5, agent="greedy", players={2: 1.0})]
+    res = gens.score_networks(games, ["gen1", "gen1", "gen0"], boot=50)
+    from palace_solver.learn.engine_games import to_dataset
+    v = gens._two_player_values(to_dataset(games), ["gen0"])
+    y, p = v["y"], v["gen0"]
+    row = res["phases"]["all"]
+    assert row["positions"] == len(y) > 0
+    # the skill is 1 - Brier / Brier of a constant 1/2, over every position
+    assert row["gen0"]["brier_skill"] == pytest.approx(
+        1 - ((p - y) ** 2).mean() / ((0.5 - y) ** 2).mean(), abs=1e-4)
+    lo, hi = row["gen0"]["ci95"]
+    assert lo <= row["gen0"]["brier_skill"] <= hi
+    # a network paired with itself differs by nothing, on every resample
+    assert row["gen1"]["minus_gen1"] == 0 and row["gen1"]["minus_gen1_ci95"] == [0, 0]
+    parts = [res["phases"][k]["positions"] for k in ("draw pile not empty", "draw pile empty")]
+    assert sum(parts) == row["positions"]
