@@ -37,9 +37,9 @@ RECIPES: dict = {
         "policy": {"ridge": 1e-3}},
     # Generation 2 learns from generation 1's games (gen1-calib 0-399: gen1-calib 400-763
     # stay held out for the calibration benchmark and this generation's test) beside
-    # generation 1's own data. Chosen among five variants on those data (1-3 epochs, step
-    # 2.5e-4 to 1e-3, from gen0 or gen1: ten fits) by the held-out games' log loss
-    # (0.658): again one gentle epoch, from gen0 (docs/learning.md).
+    # generation 1's own data. Chosen among ten fits on those data (five schedules of 1-3
+    # epochs at step 2.5e-4 to 1e-3, each from gen0 and from gen1) by the held-out games'
+    # log loss (0.658): again one gentle epoch, from gen0 (docs/learning.md).
     2: {"runs": [["gen0-train", 360], ["gen1-calib", 400]], "init": "gen0",
         "train": {"epochs": 1, "lr": 5e-4, "decay": 1e-3, "seed": 0},
         "policy": {"ridge": 1e-3}},
