@@ -132,7 +132,7 @@ def play_task(task: dict) -> dict:
 
 def play_game(rules: Rules, start: State, tracker: HandTracker, history: list, agents,
               rng: random.Random, bot_rng: random.Random, cap: int = CAP,
-              record: bool = False) -> dict:
+              record: bool = False, seen: set | None = None) -> dict:
     """Play a game from a start of :func:`make_start` to its end: the last event, a
     repeated decision position (a draw) or ``cap`` decisions (a draw).
 
@@ -141,7 +141,9 @@ def play_game(rules: Rules, start: State, tracker: HandTracker, history: list, a
     ``choose``). With ``record``: ``events``, every event from the deal on (a chance
     outcome as its rank, a decision as its move's text), and ``figures``, per decision of
     the play (from the start) the mover and, when its agent reports one
-    (``agent.last_figure``, its estimate of its own loss after the move), that figure."""
+    (``agent.last_figure``, its estimate of its own loss after the move), that figure.
+    ``seen``: the keys of positions already played before ``start`` (a game continued from
+    its middle repeats them as a draw too)."""
     n = start.n
     prefix = sum(isinstance(ev, Move) for ev in history)
     for ag in agents:
@@ -160,7 +162,7 @@ def play_game(rules: Rules, start: State, tracker: HandTracker, history: list, a
     figures = [] if record else None
     think = [0.0] * n
     made = [0] * n
-    seen: set = set()
+    seen = set(seen or ())
     t0 = time.perf_counter()
     reason, loss, decisions = "cap", None, cap
     for d in range(cap + 1):

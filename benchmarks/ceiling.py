@@ -1,0 +1,219 @@
+"""What the draw phase allows: the Brier skill of the best figure any analysis could give.
+
+    python benchmarks/ceiling.py run [--jobs J]        # resumable
+    python benchmarks/ceiling.py report [--output FILE]
+
+The calibration benchmark asks the figures of ``palace analyze`` for a Brier skill of
++0.15 against a constant 1/2 while the draw pile holds cards. No figure can beat the one
+that knows the position's true value: the mover's expected loss share when the engine then
+plays every seat, ``p(S) = E[Y | S]``. Its Brier score is ``E[Var(Y | S)]``, the part of
+the outcome that no knowledge of the position can foresee (the draw pile's order, the
+face-down cards, the searches' own chance), so its skill ``1 - E[Var(Y | S)] / E[(Y -
+1/2)^2]`` is the ceiling of every figure computed from ``S``. An analysis sees less than
+``S`` (the other hand is hidden from the mover), and its ceiling is lower still: if this
+one is below +0.15, the issue's target is out of reach of any estimator, and its honest
+answer is the ceiling, not a better network.
+
+The estimate. Positions are decisions of the held-out games of ``gen1-calib`` (games 400
+on: no recipe trains on them), two-player, draw pile not empty, a choice to make: one a
+game, drawn uniformly among its eligible decisions (seeded by the game), weighted by their
+number so that the figures are per decision as the calibration table's are. From each, the
+engine (both seats) plays ``K`` continuations to the end, each with its own chance and
+agent seeds, from the true position with the game's history (the agents' inference sees
+what the game's players saw), the decisions the game has left of its cap, and the
+positions already played (a repetition is a draw, as in the game). With ``K`` outcomes
+``y_1..y_K`` of a position (two, then four: :data:`STAGES`), ``sum (y_k - mean)^2 / (K -
+1)`` is an unbiased estimate of ``Var(Y | S)``; the ceiling is its weighted mean over the
+positions against the weighted mean of ``(y_k - 1/2)^2``; 95% interval by bootstrap over
+positions (one a game, so over games). The engine's figure recorded in the game for the
+move it played is scored against the same continuations for comparison.
+
+One batch task a continuation, ``benchmarks/results/ceiling.jsonl``; ``report`` reads each
+stage's continuations as a prefix of the positions' order without a gap (:func:`done_prefix`),
+so that slow games are not left out of what is reported.
+"""
+from __future__ import annotations
+
+import os
+
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+import argparse  # noqa: E402
+import functools  # noqa: E402
+import json  # noqa: E402
+import random  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "results" / "ceiling.jsonl"
+RUN, FIRST, AGENT = "gen1-calib", 400, "engine"
+#: continuations a position, in stages: every position's first two, then every position's
+#: next two (the report uses, per position, the stages done in order)
+STAGES = (2, 2)
+
+
+def eligible(game: dict) -> list[int]:
+    """Decision numbers of a two-player game's play with the draw pile not empty and more
+    than one legal move."""
+    from palace_solver.learn.engine_games import replay
+    if game["n"] != 2:
+        return []
+    return [k for state, _, _, k in replay(game)
+            if state.draw_pile > 0 and len(state.legal_moves()) > 1]
+
+
+def positions(games: list) -> list[dict]:
+    """One eligible decision a game of ``(number, record)`` pairs: ``game``, ``decision``,
+    ``weight`` (the game's eligible decisions), the game's outcome and figure there."""
+    out = []
+    for g, game in games:
+        ks = eligible(game)
+        if not ks:
+            continue
+        k = random.Random(f"ceiling-{g}").choice(ks)
+        mover = game["figures"][k][0]
+        out.append({"game": g, "decision": k, "weight": len(ks), "mover": mover,
+                    "figure": game["figures"][k][1], "outcome": game["loss"][mover]})
+    return out
+
+
+def tasks(pos: list[dict], stages=STAGES, agent: str = AGENT, run: str = RUN) -> list[dict]:
+    out, first = [], 0
+    for size in stages:
+        out += [{"id": f"{p['game']}/{c}", "run": run, "game": p["game"],
+                 "decision": p["decision"], "cont": c, "agent": agent}
+                for p in pos for c in range(first, first + size)]
+        first += size
+    return out
+
+
+@functools.lru_cache(maxsize=2)
+def _games(run: str) -> dict:
+    sys.path.insert(0, str(HERE))
+    from generations import finished_games
+    return dict(finished_games(run))
+
+
+def at_decision(game: dict, k: int):
+    """``(state, tracker, history, seen)`` before decision ``k`` of a recorded game: the true
+    position, the public record, every event from the deal (ranks and Moves) and the keys of
+    the play's positions before it."""
+    from palace_solver.agents.method_bots import HandTracker
+    from palace_solver.game.moves import Move
+    from palace_solver.game.rules import Rules
+    from palace_solver.game.state import PLAY_PHASE, State
+    rules = Rules.from_json(game["rules"])
+    s, tracker, history, seen, d = State.new_game(rules, game["n"]), HandTracker(game["n"]), [], set(), 0
+    for i, ev in enumerate(game["events"]):
+        if not isinstance(ev, int):
+            ev = Move.parse(ev)
+            if s.phase == PLAY_PHASE and i >= game["prefix"]:
+                if d == k:
+                    return rules, s, tracker, history, seen
+                seen.add(s.key())
+                d += 1
+        tracker.apply(s, ev)
+        history.append(ev)
+    raise ValueError(f"the game has no decision {k}")
+
+
+def continue_game(task: dict, game: dict | None = None) -> dict:
+    """One continuation (a batch task): the mover's loss share when ``agent`` plays every
+    seat from decision ``decision`` of the game on."""
+    from palace_solver.agents.registry import make_agent
+    from palace_solver.jobs.batch import task_seed
+    from palace_solver.jobs.match import CAP, play_game
+    game = game if game is not None else _games(task["run"])[task["game"]]
+    rules, s, tracker, history, seen = at_decision(game, task["decision"])
+    tid = task["id"]
+    agents = [make_agent(task["agent"], task_seed(7, f"{tid}/{q}")) for q in range(s.n)]
+    out = play_game(rules, s, tracker, history, agents, random.Random(f"ceiling-chance-{tid}"),
+                    random.Random(task_seed(7, f"{tid}/bots")), CAP - task["decision"], seen=seen)
+    return {"mover": s.to_move, "y": out["loss"][s.to_move], "reason": out["reason"],
+            "decisions": out["decisions"], "seconds": out["seconds"]}
+
+
+def ceiling(pos: list[dict], outcomes: list[list[float]], boot: int = 1000, seed: int = 0) -> dict:
+    """Ceiling skill, the recorded figures' skill and the real games' skill against the
+    continuations ``outcomes`` (per position, its mover's losses: two or more)."""
+    import numpy as np
+    ys = [np.array(o, dtype=np.float64) for o in outcomes]
+    if min(len(o) for o in ys) < 2:
+        raise ValueError("a position needs two continuations or more")
+    w = np.array([p["weight"] for p in pos], dtype=np.float64)
+    var = np.array([o.var(ddof=1) for o in ys])
+    ref = np.array([((o - 0.5) ** 2).mean() for o in ys])
+    fig = np.array([np.nan if p["figure"] is None else p["figure"] for p in pos])
+    err = np.array([((f - o) ** 2).mean() for f, o in zip(fig, ys)])
+    has = ~np.isnan(fig)
+
+    def stats(wt):
+        return {"ceiling": 1 - (wt @ var) / (wt @ ref),
+                "figure": 1 - (wt[has] @ err[has]) / (wt[has] @ ref[has])}
+    point = stats(w)
+    rng = np.random.default_rng(seed)
+    draws = [stats(w * np.bincount(rng.integers(0, len(w), len(w)), minlength=len(w)))
+             for _ in range(boot)]
+    res = {"positions": len(pos), "continuations": int(sum(len(o) for o in ys)),
+           "decisions_represented": int(w.sum())}
+    for key in ("ceiling", "figure"):
+        lo, hi = np.percentile([d[key] for d in draws], [2.5, 97.5])
+        res[key] = {"brier_skill": round(float(point[key]), 4),
+                    "ci95": [round(float(lo), 4), round(float(hi), 4)]}
+    res["mean_outcome"] = round(float(w @ [o.mean() for o in ys] / w.sum()), 4)
+    res["draw_share"] = round(float(w @ [(o == 0.5).mean() for o in ys] / w.sum()), 4)
+    return res
+
+
+def done_prefix(pos: list[dict], results: dict, stages=STAGES) -> tuple[list, list]:
+    """The positions with their outcomes, stage by stage: a stage counts for the positions
+    before the first one with a continuation of that stage not done (and a position without
+    its first stage is not reported), so that what is reported depends on the order of the
+    positions, not on which games were slow."""
+    ys: list[list] = []
+    first = 0
+    for stage, size in enumerate(stages):
+        for i, p in enumerate(pos):
+            got = [results.get(f"{p['game']}/{c}") for c in range(first, first + size)]
+            if any(r is None for r in got) or (stage and i >= len(ys)):
+                break
+            if stage:
+                ys[i] += [r["y"] for r in got]
+            else:
+                ys.append([r["y"] for r in got])
+        first += size
+    return pos[:len(ys)], ys
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="play the continuations (resumable)")
+    r.add_argument("--jobs", type=int, default=1)
+    o = sub.add_parser("report", help="the ceiling on the positions done so far")
+    o.add_argument("--output", type=Path, help="also write the JSON here")
+    args = ap.parse_args(argv)
+    games = sorted((g, rec) for g, rec in _games(RUN).items() if g >= FIRST)
+    pos = positions(games)
+    if args.cmd == "run":
+        from palace_solver.jobs.batch import run_batch
+        run_batch(continue_game, tasks(pos), jobs=args.jobs, output=OUT, label="ceiling")
+        return 0
+    from palace_solver.jobs.batch import finished_results
+    results = dict(finished_results(OUT)) if OUT.exists() else {}
+    keep, ys = done_prefix(pos, results)
+    if not keep:
+        raise SystemExit(f"{OUT}: no position has its first {STAGES[0]} continuations yet")
+    res = {"run": RUN, "first_game": FIRST, "positions_planned": len(pos), "agent": AGENT,
+           **ceiling(keep, ys)}
+    text = json.dumps(res, indent=1)
+    print(text)
+    if args.output:
+        args.output.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

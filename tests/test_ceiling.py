@@ -1,0 +1,111 @@
+"""benchmarks/ceiling.py: continuations of a recorded game from its middle, and the
+ceiling's estimator."""
+import importlib.util
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from palace_solver.agents.registry import make_agent
+from palace_solver.jobs.batch import task_seed
+from palace_solver.jobs.match import play_game
+from palace_solver.learn.engine_games import game_tasks, play_selfplay_game, replay
+
+
+def _script():
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "ceiling.py"
+    spec = importlib.util.spec_from_file_location("ceiling_script", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def games():
+    return [(t["id"], play_selfplay_game(t))
+            for t in game_tasks(4, seed=3, agent="greedy", players={2: 1.0})]
+
+
+def test_a_game_continued_from_its_first_decision_with_its_own_seeds_is_the_same_game(games):
+    ceil = _script()
+    g, game = games[0]
+    rules, s, tracker, history, seen = ceil.at_decision(game, 0)
+    assert seen == set()
+    agents = [make_agent("greedy", task_seed(3, f"{g}/{q}")) for q in range(2)]
+    out = play_game(rules, s, tracker, history, agents,
+                    random.Random(f"engine-game-chance-3-{g}"),
+                    random.Random(task_seed(3, f"{g}/bots")), record=True)
+    assert out["events"] == game["events"] and out["loss"] == game["loss"]
+
+
+def test_a_continuation_starts_at_the_true_position_and_knows_the_positions_played(games):
+    ceil = _script()
+    _, game = games[1]
+    states = [st for st, _, _, _ in replay(game)]
+    k = len(states) // 2
+    rules, s, tracker, history, seen = ceil.at_decision(game, k)
+    assert s.key() == states[k].key()
+    assert seen == {st.key() for st in states[:k]}
+    # a position already played is a repetition: the continuation is a draw at once
+    out = play_game(rules, s, tracker, history, [make_agent("greedy", 0)] * 2,
+                    random.Random(0), random.Random(0), seen=seen | {s.key()})
+    assert out["reason"] == "repetition" and out["loss"] == [0.5, 0.5]
+    res = ceil.continue_game({"id": "x/0", "decision": k, "agent": "greedy"}, game)
+    assert res["mover"] == s.to_move and res["y"] in (0.0, 0.5, 1.0)
+
+
+def test_positions_are_draw_phase_decisions_with_a_choice_one_a_game(games):
+    ceil = _script()
+    pos = ceil.positions(games)
+    assert [p["game"] for p in pos] == sorted({p["game"] for p in pos})
+    for p in pos:
+        game = dict(games)[p["game"]]
+        st = [st for st, _, _, k in replay(game) if k == p["decision"]][0]
+        assert st.draw_pile > 0 and len(st.legal_moves()) > 1
+        assert p["weight"] == len(ceil.eligible(game)) and p["mover"] == st.to_move
+    assert ceil.positions(games) == pos          # seeded by the game
+
+
+def test_the_ceiling_estimates_one_minus_expected_variance_over_the_reference():
+    ceil = _script()
+    rng = np.random.default_rng(1)
+    p = rng.uniform(0, 1, 4000)
+    y = (rng.uniform(size=(4000, 2)) < p[:, None]).astype(float)
+    pos = [{"weight": 1, "figure": float(q)} for q in p]
+    res = ceil.ceiling(pos, y.tolist(), boot=200)
+    # Y ~ Bernoulli(p), p uniform: E[p(1 - p)] = 1/6, E[(Y - 1/2)^2] = 1/4
+    truth = 1 - (1 / 6) / (1 / 4)
+    lo, hi = res["ceiling"]["ci95"]
+    assert lo < truth < hi and abs(res["ceiling"]["brier_skill"] - truth) < 0.04
+    # the true p as the figure reaches the same skill
+    assert res["figure"]["brier_skill"] == pytest.approx(truth, abs=0.04)
+    # a constant 1/2 has no skill, whatever the continuations say
+    flat = ceil.ceiling([{"weight": 1, "figure": 0.5}] * 4000, y.tolist(), boot=10)
+    assert flat["figure"]["brier_skill"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_weights_count_a_position_as_its_game_s_decisions():
+    ceil = _script()
+    pos = [{"weight": 3, "figure": 0.2}, {"weight": 1, "figure": 0.9}]
+    ys = [[0.0, 1.0], [1.0, 1.0]]
+    res = ceil.ceiling(pos, ys, boot=5)
+    var = np.array([0.5, 0.0])
+    ref = np.array([0.25, 0.25])
+    w = np.array([3, 1])
+    assert res["ceiling"]["brier_skill"] == pytest.approx(1 - (w @ var) / (w @ ref), abs=1e-4)
+
+
+def test_each_stage_counts_for_the_positions_before_its_first_gap():
+    ceil = _script()
+    pos = [{"game": g} for g in (5, 7, 9)]
+    done = {f"{g}/{c}": {"y": float(c % 2)} for g in (5, 7, 9) for c in (0, 1)}
+    del done["9/1"]
+    done.update({"5/2": {"y": 1.0}, "5/3": {"y": 1.0}, "7/3": {"y": 0.5}, "9/2": {"y": 0.5},
+                 "9/3": {"y": 0.5}})
+    keep, ys = ceil.done_prefix(pos, done)
+    # 9 lacks its second continuation; 7 its third, so 9's later stage does not count
+    assert keep == pos[:2] and ys == [[0.0, 1.0, 1.0, 1.0], [0.0, 1.0]]
+    assert ceil.done_prefix(pos, {"7/0": {"y": 1.0}, "7/1": {"y": 1.0}}) == ([], [])
+    order = [t["id"] for t in ceil.tasks([{"game": 5, "decision": 2}, {"game": 7, "decision": 4}])]
+    assert order == ["5/0", "5/1", "7/0", "7/1", "5/2", "5/3", "7/2", "7/3"]
