@@ -1,8 +1,6 @@
 """benchmarks/ceiling.py: continuations of a recorded game from its middle, and the
 ceiling's estimator."""
-import importlib.util
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,14 +9,11 @@ from palace_solver.agents.registry import make_agent
 from palace_solver.jobs.batch import task_seed
 from palace_solver.jobs.match import play_game
 from palace_solver.learn.engine_games import game_tasks, play_selfplay_game, replay
+from scripts import load_script
 
 
 def _script():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "ceiling.py"
-    spec = importlib.util.spec_from_file_location("ceiling_script", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/ceiling.py")
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ from palace_solver.learn.generation import (
     save_generation,
 )
 from palace_solver.solve.engine import weights_path
+from scripts import load_script
 
 GAMES = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "games"
 
@@ -77,12 +78,7 @@ def test_the_fit_is_deterministic():
 
 
 def _generations_script():
-    import importlib.util
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "generations.py"
-    spec = importlib.util.spec_from_file_location("generations_script", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/generations.py")
 
 
 def test_networks_are_scored_against_the_outcomes_of_their_positions():

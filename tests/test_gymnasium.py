@@ -208,13 +208,8 @@ def test_policy_file_and_match(tmp_path):
 
 def test_the_example_trains_saves_and_plays_the_matches(tmp_path, capsys):
     """examples/train_rl.py end to end, on a few games (the real run is in docs/rl.md)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "examples" / "train_rl.py"
-    spec = importlib.util.spec_from_file_location("train_rl", path)
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    from scripts import load_script
+    example = load_script("examples/train_rl.py")
     out = tmp_path / "p.npz"
     assert example.main(["--episodes", "8", "--batch", "4", "--eval-starts", "1",
                          "--out", str(out)]) == 0
