@@ -59,6 +59,7 @@ from palace_solver.learn.calibration import read_rows as load_rows  # noqa: E402
 from palace_solver.sample.calibration import (  # noqa: E402
     BANDS, CalibrationMap, calibration_path, load_map)
 from palace_solver.sample.drawsearch import HINT1, HINT1_END, analyze_search  # noqa: E402
+from palace_solver.sample.stats import group_bootstrap, group_sums, percentile_ci  # noqa: E402
 from palace_solver.solve.solver import solve_exact  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -143,23 +144,21 @@ def summary(rows, boot: int = 1000, seed: int = 0) -> dict:
     out = np.array([r["outcome"] for _, r in rows])
     base = np.array([1.0 / r["n"] for _, r in rows])
     draw = np.array([r["draw"] > 0 for _, r in rows])
-    ug = np.unique(games)
-    idx = {g: np.nonzero(games == g)[0] for g in ug}
     rng = np.random.default_rng(seed)
 
     def with_ci(select):
         point = _stats(fig[select], out[select], base[select]) if select.any() else (None, None)
-        draws = []
-        for _ in range(boot):
-            pick = np.concatenate([idx[g] for g in rng.choice(ug, len(ug))])
-            pick = pick[select[pick]]
-            if len(pick):
-                draws.append(_stats(fig[pick], out[pick], base[pick]))
-        arr = np.array(draws)
-        ci = [[float(np.percentile(arr[:, j], 2.5)), float(np.percentile(arr[:, j], 97.5))]
-              for j in range(2)] if len(arr) else [[None, None], [None, None]]
-        return {"decisions": int(select.sum()), "bias": point[0], "bias_ci95": ci[0],
-                "brier_skill": point[1], "brier_skill_ci95": ci[1]}
+        inverse, counts = group_bootstrap(games, boot, rng)
+
+        def total(v):   # per resample, the sum of v over the selected decisions drawn
+            return counts @ group_sums(inverse, np.where(select, v, 0.0), counts.shape[1])
+        n = total(np.ones(len(fig)))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            bias = total(fig - out) / n
+            skill = 1.0 - total((fig - out) ** 2) / total((base - out) ** 2)
+        return {"decisions": int(select.sum()), "bias": point[0],
+                "bias_ci95": percentile_ci(bias[n > 0]), "brier_skill": point[1],
+                "brier_skill_ci95": percentile_ci(skill[n > 0])}
 
     deciles = []
     for d in range(10):
@@ -167,7 +166,7 @@ def summary(rows, boot: int = 1000, seed: int = 0) -> dict:
         deciles.append({"decile": [d / 10, (d + 1) / 10], "count": int(sel.sum()),
                         "mean_figure": float(fig[sel].mean()) if sel.any() else None,
                         "mean_outcome": float(out[sel].mean()) if sel.any() else None})
-    return {"games": int(len(ug)), "all": with_ci(np.ones(len(fig), bool)),
+    return {"games": int(len(np.unique(games))), "all": with_ci(np.ones(len(fig), bool)),
             "draw_pile": with_ci(draw), "no_draw_pile": with_ci(~draw), "deciles": deciles}
 
 

@@ -139,6 +139,8 @@ def ceiling(pos: list[dict], outcomes: list[list[float]], boot: int = 1000, seed
     """Ceiling skill, the recorded figures' skill and the real games' skill against the
     continuations ``outcomes`` (per position, its mover's losses: two or more)."""
     import numpy as np
+
+    from palace_solver.sample.stats import group_bootstrap, percentile_ci
     ys = [np.array(o, dtype=np.float64) for o in outcomes]
     if min(len(o) for o in ys) < 2:
         raise ValueError("a position needs two continuations or more")
@@ -153,15 +155,13 @@ def ceiling(pos: list[dict], outcomes: list[list[float]], boot: int = 1000, seed
         return {"ceiling": 1 - (wt @ var) / (wt @ ref),
                 "figure": 1 - (wt[has] @ err[has]) / (wt[has] @ ref[has])}
     point = stats(w)
-    rng = np.random.default_rng(seed)
-    draws = [stats(w * np.bincount(rng.integers(0, len(w), len(w)), minlength=len(w)))
-             for _ in range(boot)]
+    _, counts = group_bootstrap(np.arange(len(w)), boot, np.random.default_rng(seed))
+    draws = [stats(w * c) for c in counts]
     res = {"positions": len(pos), "continuations": int(sum(len(o) for o in ys)),
            "decisions_represented": int(w.sum())}
     for key in ("ceiling", "figure"):
-        lo, hi = np.percentile([d[key] for d in draws], [2.5, 97.5])
         res[key] = {"brier_skill": round(float(point[key]), 4),
-                    "ci95": [round(float(lo), 4), round(float(hi), 4)]}
+                    "ci95": [round(x, 4) for x in percentile_ci([d[key] for d in draws])]}
     res["mean_outcome"] = round(float(w @ [o.mean() for o in ys] / w.sum()), 4)
     res["draw_share"] = round(float(w @ [(o == 0.5).mean() for o in ys] / w.sum()), 4)
     return res

@@ -32,6 +32,7 @@ from palace_solver.game.position import Position
 from palace_solver.learn.engine_games import read_games, replay_tracked
 from palace_solver.solve.compiled import solve_compiled
 from palace_solver.analysis import exact_history, is_exact_mode
+from palace_solver.sample.stats import group_bootstrap, percentile_ci
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generations import games_file  # noqa: E402
@@ -97,23 +98,19 @@ def report() -> dict:
     g = np.array([r["game"] for r in rows])
     x = {k: np.array([r[k] for r in rows]) for k in ("card", "learned")}
 
-    def skill(k, pick):
-        return 1 - np.mean((x[k][pick] - y[pick]) ** 2) / np.mean((0.5 - y[pick]) ** 2)
+    def skill(k, w):   # w: each decision's weight (its game's draws in a resample)
+        return 1 - (w @ (x[k] - y) ** 2) / (w @ (0.5 - y) ** 2)
 
-    everything = np.arange(len(rows))
-    rng = np.random.default_rng(0)
-    games = np.unique(g)
-    idx = {u: np.nonzero(g == u)[0] for u in games}
-    gains = []
-    for _ in range(2000):
-        pick = np.concatenate([idx[u] for u in rng.choice(games, len(games))])
-        gains.append(skill("learned", pick) - skill("card", pick))
-    return {"games": len(done), "games_with_fallback": int(len(games)),
+    inverse, counts = group_bootstrap(g, 2000, np.random.default_rng(0))
+    games = counts.shape[1]
+    everything = np.ones(len(rows))
+    gains = [skill("learned", c[inverse]) - skill("card", c[inverse]) for c in counts]
+    return {"games": len(done), "games_with_fallback": int(games),
             "decisions": len(rows),
             **{k: {"brier_skill": round(float(skill(k, everything)), 4),
                    "bias": round(float(np.mean(x[k] - y)), 4)} for k in x},
             "gain": round(float(skill("learned", everything) - skill("card", everything)), 4),
-            "gain_ci95": [round(float(v), 4) for v in np.percentile(gains, [2.5, 97.5])]}
+            "gain_ci95": [round(v, 4) for v in percentile_ci(gains)]}
 
 
 def main(argv=None) -> int:

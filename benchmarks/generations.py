@@ -120,34 +120,32 @@ def score_networks(games: list, gens: list[str], boot: int = 1000, seed: int = 0
     import numpy as np
 
     from palace_solver.learn.engine_games import to_dataset
+    from palace_solver.sample.stats import group_bootstrap, group_sums, percentile_ci
     v = _two_player_values(to_dataset(games), gens)
-    rng = np.random.default_rng(seed)
-    ugames, inv = np.unique(v["game"], return_inverse=True)
-    picks = [np.bincount(rng.integers(0, len(ugames), len(ugames)), minlength=len(ugames))
-             for _ in range(boot)]
-    out = {"games": int(len(ugames)), "phases": {}}
+    inv, picks = group_bootstrap(v["game"], boot, np.random.default_rng(seed))
+    size = picks.shape[1]
+    out = {"games": int(size), "phases": {}}
     for phase, sel in (("all", np.ones(len(v["y"]), bool)), ("draw pile not empty", v["draw"] > 0),
                        ("draw pile empty", v["draw"] == 0)):
         y, g = v["y"][sel], inv[sel]
-        base = np.bincount(g, (0.5 - y) ** 2, len(ugames))
+        base = group_sums(g, (0.5 - y) ** 2, size)
         row = {"positions": int(sel.sum())}
 
         def skill(p, wts):
-            return 1 - (wts @ np.bincount(g, (p - y) ** 2, len(ugames))) / (wts @ base)
+            return 1 - (wts @ group_sums(g, (p - y) ** 2, size)) / (wts @ base)
         for k, gen in enumerate(gens):
             p = np.clip(v[gen][sel], 1e-12, 1 - 1e-12)
             ll = -(y * np.log(p) + (1 - y) * np.log(1 - p)).mean()
-            draws = np.array([skill(p, w) for w in picks])
+            draws = [skill(p, w) for w in picks]
             ent = {"logloss": round(float(ll), 4),
-                   "brier_skill": round(float(skill(p, np.ones(len(ugames)))), 4),
-                   "ci95": [round(float(x), 4) for x in np.percentile(draws, [2.5, 97.5])]}
+                   "brier_skill": round(float(skill(p, np.ones(size))), 4),
+                   "ci95": [round(x, 4) for x in percentile_ci(draws)]}
             if k:
                 p0 = np.clip(v[gens[0]][sel], 1e-12, 1 - 1e-12)
-                diff = np.array([skill(p, w) - skill(p0, w) for w in picks])
+                diff = [skill(p, w) - skill(p0, w) for w in picks]
                 ent[f"minus_{gens[0]}"] = round(float(ent["brier_skill"] - skill(
-                    p0, np.ones(len(ugames)))), 4)
-                ent[f"minus_{gens[0]}_ci95"] = [round(float(x), 4)
-                                                for x in np.percentile(diff, [2.5, 97.5])]
+                    p0, np.ones(size))), 4)
+                ent[f"minus_{gens[0]}_ci95"] = [round(x, 4) for x in percentile_ci(diff)]
             row[gen] = ent
         out["phases"][phase] = row
     return out

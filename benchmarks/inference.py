@@ -31,6 +31,7 @@ from generations import games_file  # noqa: E402
 from palace_solver.agents.method_bots import observations  # noqa: E402
 from palace_solver.learn.engine_games import read_games, replay_tracked  # noqa: E402
 from palace_solver.sample.drawsearch import SearchConfig, decide, state_view  # noqa: E402
+from palace_solver.sample.stats import group_bootstrap, percentile_ci  # noqa: E402
 from palace_solver.solve.engine import compiled  # noqa: E402
 
 #: 24 deals of 4 candidates each, as the engine draws them; the search itself is one ply
@@ -86,10 +87,9 @@ def _boot(per_game, reps=2000, seed=0):
     g = np.array(per_game, float)   # (games, 2): log-ratio sum, cards
     if len(g) == 0 or g[:, 1].sum() == 0:
         return None, [None, None]
-    idx = rng.integers(0, len(g), (reps, len(g)))
-    means = g[idx, 0].sum(1) / np.maximum(g[idx, 1].sum(1), 1)
-    return float(g[:, 0].sum() / g[:, 1].sum()), [float(np.quantile(means, 0.025)),
-                                                   float(np.quantile(means, 0.975))]
+    _, counts = group_bootstrap(np.arange(len(g)), reps, rng)
+    means = counts @ g[:, 0] / np.maximum(counts @ g[:, 1], 1)
+    return float(g[:, 0].sum() / g[:, 1].sum()), percentile_ci(means)
 
 
 def main(argv=None) -> int:

@@ -91,3 +91,40 @@ def diff_ci(values) -> tuple[float, float, float]:
     width when every difference agrees. Deals common to both moves cancel the luck of the
     deal, which the two moves' separate intervals count twice."""
     return _t_interval(values, -1.0, 1.0)
+
+
+def group_bootstrap(groups, boot: int, rng):
+    """A bootstrap over groups (the games of the decisions, whose outcomes are not
+    independent within a game): ``(inverse, counts)``, ``inverse[i]`` the group of row ``i``
+    (numbered in sorted order) and ``counts[b, g]`` how many times group ``g`` is drawn in
+    resample ``b``, the groups drawn with replacement as many as there are. A statistic
+    that is a ratio of sums (a mean, a bias, a Brier skill) is the same over the resample
+    whether its rows are concatenated or weighted by their group's count, and the weighted
+    form needs only per-group sums (:func:`group_sums`).
+
+    Resample ``b`` is ``rng.integers(0, G, G)``, drawn in order: the draws of
+    ``rng.choice(unique_groups, G)`` a resample, so routines written either way agree."""
+    import numpy as np
+    ug, inverse = np.unique(np.asarray(groups), return_inverse=True)
+    size = len(ug)
+    counts = np.empty((boot, size), dtype=np.float64)
+    for b in range(boot):
+        counts[b] = np.bincount(rng.integers(0, size, size), minlength=size)
+    return inverse, counts
+
+
+def group_sums(inverse, values, size: int):
+    """Per-group sums of ``values`` (rows grouped by ``inverse`` of :func:`group_bootstrap`)."""
+    import numpy as np
+    return np.bincount(inverse, weights=np.asarray(values, dtype=np.float64), minlength=size)
+
+
+def percentile_ci(draws) -> list[float]:
+    """The 2.5 and 97.5 percentiles of a statistic's bootstrap draws (NaN draws, resamples
+    where the statistic is undefined, left out)."""
+    import numpy as np
+    d = np.asarray(draws, dtype=np.float64)
+    d = d[~np.isnan(d)]
+    if not len(d):
+        return [None, None]
+    return [float(x) for x in np.percentile(d, [2.5, 97.5])]
