@@ -28,6 +28,10 @@ positions against the weighted mean of ``(y_k - 1/2)^2``; 95% interval by bootst
 positions (one a game, so over games). The engine's figure recorded in the game for the
 move it played is scored against the same continuations for comparison.
 
+``--phase end`` asks the same of the decisions with the draw pile empty (the issue's
++0.45 there), from positions of its own (one a game, drawn with another seed), into
+``ceiling-end.jsonl``.
+
 One batch task a continuation, ``benchmarks/results/ceiling.jsonl``; ``report`` reads each
 stage's continuations as a prefix of the positions' order without a gap (:func:`done_prefix`),
 so that slow games are not left out of what is reported.
@@ -48,42 +52,49 @@ from pathlib import Path  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "results" / "ceiling.jsonl"
+#: phase -> its output, whether a position with ``d`` cards in the draw pile belongs to it
+PHASES = {"draw": (OUT, lambda d: d > 0), "end": (HERE / "results" / "ceiling-end.jsonl",
+                                               lambda d: d == 0)}
 RUN, FIRST, AGENT = "gen1-calib", 400, "engine"
 #: continuations a position, in stages: every position's first two, then every position's
 #: next two (the report uses, per position, the stages done in order)
 STAGES = (2, 2)
 
 
-def eligible(game: dict) -> list[int]:
-    """Decision numbers of a two-player game's play with the draw pile not empty and more
-    than one legal move."""
+def eligible(game: dict, phase: str = "draw") -> list[int]:
+    """Decision numbers of a two-player game's play in ``phase`` (the draw pile not empty,
+    or empty) with more than one legal move."""
     from palace_solver.learn.engine_games import replay
     if game["n"] != 2:
         return []
+    inside = PHASES[phase][1]
     return [k for state, _, _, k in replay(game)
-            if state.draw_pile > 0 and len(state.legal_moves()) > 1]
+            if inside(state.draw_pile) and len(state.legal_moves()) > 1]
 
 
-def positions(games: list) -> list[dict]:
+def positions(games: list, phase: str = "draw") -> list[dict]:
     """One eligible decision a game of ``(number, record)`` pairs: ``game``, ``decision``,
     ``weight`` (the game's eligible decisions), the game's outcome and figure there."""
     out = []
     for g, game in games:
-        ks = eligible(game)
+        ks = eligible(game, phase)
         if not ks:
             continue
-        k = random.Random(f"ceiling-{g}").choice(ks)
+        k = random.Random(f"ceiling-{g}" if phase == "draw" else f"ceiling-{phase}-{g}").choice(ks)
         mover = game["figures"][k][0]
         out.append({"game": g, "decision": k, "weight": len(ks), "mover": mover,
                     "figure": game["figures"][k][1], "outcome": game["loss"][mover]})
     return out
 
 
-def tasks(pos: list[dict], stages=STAGES, agent: str = AGENT, run: str = RUN) -> list[dict]:
+def tasks(pos: list[dict], stages=STAGES, agent: str = AGENT, run: str = RUN,
+          phase: str = "draw") -> list[dict]:
     out, first = [], 0
+    # the draw phase's tasks are as they were before there were phases (its file resumes)
+    tag = {} if phase == "draw" else {"phase": phase}
     for size in stages:
         out += [{"id": f"{p['game']}/{c}", "run": run, "game": p["game"],
-                 "decision": p["decision"], "cont": c, "agent": agent}
+                 "decision": p["decision"], "cont": c, "agent": agent, **tag}
                 for p in pos for c in range(first, first + size)]
         first += size
     return out
@@ -105,7 +116,8 @@ def at_decision(game: dict, k: int):
     from palace_solver.game.rules import Rules
     from palace_solver.game.state import PLAY_PHASE, State
     rules = Rules.from_json(game["rules"])
-    s, tracker, history, seen, d = State.new_game(rules, game["n"]), HandTracker(game["n"]), [], set(), 0
+    s, tracker = State.new_game(rules, game["n"]), HandTracker(game["n"])
+    history, seen, d = [], set(), 0
     for i, ev in enumerate(game["events"]):
         if not isinstance(ev, int):
             ev = Move.parse(ev)
@@ -127,7 +139,7 @@ def continue_game(task: dict, game: dict | None = None) -> dict:
     from palace_solver.jobs.match import CAP, play_game
     game = game if game is not None else _games(task["run"])[task["game"]]
     rules, s, tracker, history, seen = at_decision(game, task["decision"])
-    tid = task["id"]
+    tid = task["id"] if "phase" not in task else f"{task['phase']}/{task['id']}"
     agents = [make_agent(task["agent"], task_seed(7, f"{tid}/{q}")) for q in range(s.n)]
     out = play_game(rules, s, tracker, history, agents, random.Random(f"ceiling-chance-{tid}"),
                     random.Random(task_seed(7, f"{tid}/bots")), CAP - task["decision"], seen=seen)
@@ -194,20 +206,25 @@ def main(argv=None) -> int:
     r.add_argument("--jobs", type=int, default=1)
     o = sub.add_parser("report", help="the ceiling on the positions done so far")
     o.add_argument("--output", type=Path, help="also write the JSON here")
+    for p in (r, o):
+        p.add_argument("--phase", choices=list(PHASES), default="draw",
+                       help="the positions' phase: draw pile not empty (default) or empty")
     args = ap.parse_args(argv)
+    out = PHASES[args.phase][0]
     games = sorted((g, rec) for g, rec in _games(RUN).items() if g >= FIRST)
-    pos = positions(games)
+    pos = positions(games, args.phase)
     if args.cmd == "run":
         from palace_solver.jobs.batch import run_batch
-        run_batch(continue_game, tasks(pos), jobs=args.jobs, output=OUT, label="ceiling")
+        run_batch(continue_game, tasks(pos, phase=args.phase), jobs=args.jobs, output=out,
+                  label="ceiling")
         return 0
     from palace_solver.jobs.batch import finished_results
-    results = dict(finished_results(OUT)) if OUT.exists() else {}
+    results = dict(finished_results(out)) if out.exists() else {}
     keep, ys = done_prefix(pos, results)
     if not keep:
-        raise SystemExit(f"{OUT}: no position has its first {STAGES[0]} continuations yet")
-    res = {"run": RUN, "first_game": FIRST, "positions_planned": len(pos), "agent": AGENT,
-           **ceiling(keep, ys)}
+        raise SystemExit(f"{out}: no position has its first {STAGES[0]} continuations yet")
+    res = {"run": RUN, "first_game": FIRST, "phase": args.phase,
+           "positions_planned": len(pos), "agent": AGENT, **ceiling(keep, ys)}
     text = json.dumps(res, indent=1)
     print(text)
     if args.output:

@@ -12,6 +12,10 @@ from palace_solver.learn.engine_games import game_tasks, play_selfplay_game, rep
 from scripts import load_script
 
 
+def replay_state(game, k):
+    return [st for st, _, _, d in replay(game) if d == k][0]
+
+
 def _script():
     return load_script("benchmarks/ceiling.py")
 
@@ -50,16 +54,31 @@ def test_a_continuation_starts_at_the_true_position_and_knows_the_positions_play
     assert res["mover"] == s.to_move and res["y"] in (0.0, 0.5, 1.0)
 
 
-def test_positions_are_draw_phase_decisions_with_a_choice_one_a_game(games):
+@pytest.mark.parametrize("phase", ["draw", "end"])
+def test_positions_are_decisions_of_their_phase_with_a_choice_one_a_game(games, phase):
     ceil = _script()
-    pos = ceil.positions(games)
-    assert [p["game"] for p in pos] == sorted({p["game"] for p in pos})
+    pos = ceil.positions(games, phase)
+    assert pos and [p["game"] for p in pos] == sorted({p["game"] for p in pos})
     for p in pos:
         game = dict(games)[p["game"]]
         st = [st for st, _, _, k in replay(game) if k == p["decision"]][0]
-        assert st.draw_pile > 0 and len(st.legal_moves()) > 1
-        assert p["weight"] == len(ceil.eligible(game)) and p["mover"] == st.to_move
-    assert ceil.positions(games) == pos          # seeded by the game
+        assert (st.draw_pile > 0) == (phase == "draw") and len(st.legal_moves()) > 1
+        assert p["weight"] == len(ceil.eligible(game, phase)) and p["mover"] == st.to_move
+    assert ceil.positions(games, phase) == pos          # seeded by the game
+
+
+def test_the_end_phase_has_tasks_of_its_own(games):
+    ceil = _script()
+    draw, end = (ceil.tasks(ceil.positions(games, ph), phase=ph) for ph in ("draw", "end"))
+    # the draw phase's tasks are those its file was begun with: no phase key
+    assert all("phase" not in t for t in draw) and all(t["phase"] == "end" for t in end)
+    g, game = games[0]
+    k = ceil.eligible(game, "end")[0]
+    task = {"id": f"{g}/0", "decision": k, "agent": "greedy"}
+    a, b = (ceil.continue_game({**task, "phase": "end"}, game) for _ in range(2))
+    a.pop("seconds"), b.pop("seconds")
+    assert a == b and a["y"] in (0.0, 0.5, 1.0)     # a task is deterministic
+    assert a["mover"] == replay_state(game, k).to_move
 
 
 def test_the_ceiling_estimates_one_minus_expected_variance_over_the_reference():
