@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
+from pathlib import Path
 
 import provenance
 
@@ -206,6 +208,23 @@ def report(prefix: str = "") -> str:
     return "\n".join(lines)
 
 
+def replace_table(text: str, prefix: str, table: str) -> str:
+    """``text`` (a Markdown file) with the table after the first line that names
+    ``strength.py report --prefix PREFIX`` replaced by ``table``."""
+    lines = text.split("\n")
+    mark = f"strength.py report --prefix {prefix}"
+    named = re.compile(re.escape(mark) + r"[`\s]")
+    try:
+        at = next(i for i, line in enumerate(lines) if named.search(line))
+        first = next(i for i in range(at, len(lines)) if lines[i].startswith("| row |"))
+    except StopIteration:
+        raise SystemExit(f"no table after a line naming {mark!r}") from None
+    last = first
+    while last < len(lines) and lines[last].startswith("|"):
+        last += 1
+    return "\n".join(lines[:first] + table.split("\n") + lines[last:])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=("run", "plan", "report", "speed"),
@@ -214,6 +233,8 @@ def main(argv=None):
     ap.add_argument("--starts", type=int, default=None, help="starts (default: the row's)")
     ap.add_argument("--jobs", type=int, default=1, help="local processes")
     ap.add_argument("--prefix", default="", help="report, plan: the rows named so (g1-)")
+    ap.add_argument("--into", type=Path, help="report: also rewrite the table of FILE that "
+                    "follows the line naming this report (RESULTS-strength.md's Progress)")
     args = ap.parse_args(argv)
     if args.what == "run":
         if args.row is None:
@@ -230,7 +251,10 @@ def main(argv=None):
                 print(f"{row}: playing", file=sys.stderr)
                 print(json.dumps(run(row, None, args.jobs)))
     elif args.what == "report":
-        print(report(args.prefix))
+        table = report(args.prefix)
+        print(table)
+        if args.into:
+            args.into.write_text(replace_table(args.into.read_text(), args.prefix, table))
     else:
         from speed import main as speed_main  # benchmarks/speed.py
         speed_main()
