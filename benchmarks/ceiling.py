@@ -52,9 +52,10 @@ from pathlib import Path  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "results" / "ceiling.jsonl"
-#: phase -> its output, whether a position with ``d`` cards in the draw pile belongs to it
-PHASES = {"draw": (OUT, lambda d: d > 0), "end": (HERE / "results" / "ceiling-end.jsonl",
-                                               lambda d: d == 0)}
+#: phase -> its output, whether a position with ``d`` cards in the draw pile belongs to it,
+#: the seed of its choice of a game's position
+PHASES = {"draw": (OUT, lambda d: d > 0, "ceiling"),
+          "end": (HERE / "results" / "ceiling-end.jsonl", lambda d: d == 0, "ceiling-end")}
 RUN, FIRST, AGENT = "gen1-calib", 400, "engine"
 #: continuations a position, in stages: every position's first two, then every position's
 #: next two (the report uses, per position, the stages done in order)
@@ -80,7 +81,7 @@ def positions(games: list, phase: str = "draw") -> list[dict]:
         ks = eligible(game, phase)
         if not ks:
             continue
-        k = random.Random(f"ceiling-{g}" if phase == "draw" else f"ceiling-{phase}-{g}").choice(ks)
+        k = random.Random(f"{PHASES[phase][2]}-{g}").choice(ks)
         mover = game["figures"][k][0]
         out.append({"game": g, "decision": k, "weight": len(ks), "mover": mover,
                     "figure": game["figures"][k][1], "outcome": game["loss"][mover]})
@@ -148,8 +149,8 @@ def continue_game(task: dict, game: dict | None = None) -> dict:
 
 
 def ceiling(pos: list[dict], outcomes: list[list[float]], boot: int = 1000, seed: int = 0) -> dict:
-    """Ceiling skill, the recorded figures' skill and the real games' skill against the
-    continuations ``outcomes`` (per position, its mover's losses: two or more)."""
+    """Ceiling skill and the recorded figures' skill against the continuations
+    ``outcomes`` (per position, its mover's losses: two or more)."""
     import numpy as np
 
     from palace_solver.sample.stats import group_bootstrap, percentile_ci
