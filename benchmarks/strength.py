@@ -3,6 +3,7 @@
     python benchmarks/strength.py run ROW [--starts N] [--jobs J]   # one row, resumable
     python benchmarks/strength.py plan --prefix g1- [--jobs J]     # those rows in order
     python benchmarks/strength.py report                            # every row's file so far
+    python benchmarks/strength.py compare ROW ROW                   # paired by start
     python benchmarks/strength.py speed                             # decisions/s, nodes/s, eval
 
 Each row is one ``palace match`` (palace_solver/jobs/match.py: every start in every seating,
@@ -31,12 +32,16 @@ from palace_solver.agents.registry import make_agent
 from palace_solver.game.rules import Rules
 from palace_solver.jobs.batch import FORMAT, batch_fingerprint, finished_results
 from palace_solver.jobs.match import match_tasks, play_task, run_match, summarize
+from palace_solver.sample.stats import diff_ci
 
 HERE = provenance.RESULTS / "strength"
 
 #: generation 1's search with generation 0's network (the generations compared alone)
 GEN0 = "engine:weights=gen0:end_weights=gen0"
 GEN2 = "engine:weights=gen2:end_weights=gen2"
+#: generation 1 counting a repetition 0.1 worse than a draw for its own seat, in both phases
+#: (drawsearch.SearchConfig.contempt): the candidate of RESULTS-strength.md's contempt rows
+CONTEMPT = "engine:contempt=0.1:end_contempt=0.1"
 
 #: row -> (A, B, players, kind, starts asked)
 ROWS = {
@@ -70,11 +75,18 @@ ROWS = {
     # Generation 2 against generation 1 (today's engine), its starts fixed before its
     # first game; whether ``engine`` moves to generation 2 is decided on the whole row.
     "g2-g1": (GEN2, "engine", 2, "full", 500),
+    # Contempt (RESULTS-strength.md, Contempt): generation 1 with contempt against the
+    # opponents of g1-server_ismcts and g1-greedy on their starts (paired by start with
+    # them: `compare`), and against generation 1 without it; starts fixed before the first
+    # game, run in this order.
+    "c1-server_ismcts": (CONTEMPT, "server_ismcts", 2, "full", 500),
+    "c1-greedy": (CONTEMPT, "greedy", 2, "full", 500),
+    "c1-engine": (CONTEMPT, "engine", 2, "full", 500),
 }
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
-BEFORE_GEN1 = {row for row in ROWS if not row.startswith(("g1-", "g2-"))}
+BEFORE_GEN1 = {row for row in ROWS if not row.startswith(("g1-", "g2-", "c1-"))}
 
 
 def _file(row):
@@ -179,6 +191,34 @@ def partial(row: str):
     return s
 
 
+def start_scores(row: str) -> dict:
+    """Per start whose seatings are all in the row's file, A's mean score over them (1 a
+    win, 1/2 a draw, 0 a loss)."""
+    a, b, n, kind, asked = ROWS[row]
+    path = _file(row)
+    done = dict(finished_results(path)) if path.exists() else {}
+    out = {}
+    for start in range(asked):
+        got = [done.get(f"{start}/{k}") for k in range(n)]
+        if all(g is not None for g in got):
+            out[start] = sum(1.0 - g["a_loss"] for g in got) / n
+    return out
+
+
+def compare(row1: str, row2: str) -> dict:
+    """``row1``'s A score minus ``row2``'s over the starts both hold, paired by start (the
+    same deals and chance: common random numbers), with its 95% t interval."""
+    s1, s2 = start_scores(row1), start_scores(row2)
+    common = sorted(set(s1) & set(s2))
+    if not common:
+        raise SystemExit(f"{row1} and {row2} hold no start in common")
+    diff, lo, hi = diff_ci([s1[k] - s2[k] for k in common])
+    return {"rows": [row1, row2], "starts": len(common),
+            "scores": [sum(s1[k] for k in common) / len(common),
+                       sum(s2[k] for k in common) / len(common)],
+            "difference": diff, "ci95": [lo, hi]}
+
+
 def _label(row: str, name: str) -> str:
     return "engine1" if row in BEFORE_GEN1 and name == "engine" else name
 
@@ -227,9 +267,11 @@ def replace_table(text: str, prefix: str, table: str) -> str:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("run", "plan", "report", "speed"),
-                    help="plan: run every row named --prefix in order, each to its starts")
+    ap.add_argument("what", choices=("run", "plan", "report", "compare", "speed"),
+                    help="plan: run every row named --prefix in order, each to its starts; "
+                    "compare ROW ROW: the first's score minus the second's, paired by start")
     ap.add_argument("row", nargs="?", choices=list(ROWS))
+    ap.add_argument("other", nargs="?", choices=list(ROWS), help="compare: the second row")
     ap.add_argument("--starts", type=int, default=None, help="starts (default: the row's)")
     ap.add_argument("--jobs", type=int, default=1, help="local processes")
     ap.add_argument("--prefix", default="", help="report, plan: the rows named so (g1-)")
@@ -250,6 +292,10 @@ def main(argv=None):
             if row.startswith(args.prefix) and not _complete(row):
                 print(f"{row}: playing", file=sys.stderr)
                 print(json.dumps(run(row, None, args.jobs)))
+    elif args.what == "compare":
+        if args.row is None or args.other is None:
+            ap.error("compare needs two rows")
+        print(json.dumps(compare(args.row, args.other)))
     elif args.what == "report":
         table = report(args.prefix)
         print(table)

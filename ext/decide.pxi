@@ -291,7 +291,8 @@ cdef class Decider:
     Options (attributes): ``determinizations`` deals per decision, ``nodes`` the node budget
     of the decision (shared equally by the deals), ``chance_width`` outcomes kept per chance
     node (0: all), ``rollouts`` greedy playouts per leaf (0: the horizon evaluation),
-    ``max_depth`` deepest iteration, ``hash_mb`` the table of each deal's search.
+    ``max_depth`` deepest iteration, ``hash_mb`` the table of each deal's search,
+    ``contempt`` how much worse than a draw the mover counts a repetition (DeepSearch).
     """
     cdef DeepSearch search
     cdef public int determinizations, chance_width, rollouts, max_depth
@@ -302,13 +303,16 @@ cdef class Decider:
     cdef public double hash_mb
     cdef public int infer
     cdef public double infer_temp
+    cdef public double contempt
 
     def __init__(self, int determinizations=8, uint64_t nodes=100_000, int chance_width=3,
                  int rollouts=0, int max_depth=64, double hash_mb=2.0, bint ordered=False,
                  uint64_t exact_nodes=0, bint stop_at_budget=False, int infer=0,
-                 double infer_temp=1.0):
+                 double infer_temp=1.0, double contempt=0.0):
         if determinizations < 1:
             raise ValueError("determinizations must be at least 1")
+        if not 0.0 <= contempt <= 0.25:
+            raise ValueError(f"contempt {contempt} is outside [0, 0.25]")
         self.determinizations = determinizations
         self.nodes = nodes
         self.chance_width = chance_width
@@ -320,6 +324,7 @@ cdef class Decider:
         self.stop_at_budget = stop_at_budget
         self.infer = infer
         self.infer_temp = infer_temp
+        self.contempt = contempt
         self.search = None
 
     cdef int _deepen(self, DeepSearch sr, uint64_t share, int max_depth, double deadline,
@@ -418,6 +423,7 @@ cdef class Decider:
         if self.search is None or self.search.n != view.s.n or \
                 self.search.nw != pack_nwords(&view.s):
             self.search = DeepSearch(view, self.hash_mb)
+        self.search.contempt = self.contempt
         share = self.nodes // ndeals
         if share < 1:
             share = 1

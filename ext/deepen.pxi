@@ -14,7 +14,8 @@
 # never stored (the graph-history interaction); see `minrep`. The game's own history can be
 # given too (`hkeys`, set_history): a position the game already went through is a draw as
 # well (a game ends at its first repeated position), with minrep -1, so nothing that used
-# one is stored either.
+# one is stored either. (A draw-averse agent can count a repetition as worse than a draw
+# for the root's mover: `contempt`, _draw_vec; 0 everywhere but in its match play.)
 #
 # At depth 0 the horizon evaluation estimates the loss (see horizon_eval). An iteration
 # that never needed it saw every line end in a terminal or a repetition: its values are the
@@ -110,6 +111,8 @@ cdef class DeepSearch:
     cdef public int rollouts         # > 0: a leaf is worth the mean of this many greedy playouts
     cdef public uint64_t node_limit  # > 0: abort the iteration once nodes reach it
     cdef public uint64_t sampled, playout_steps   # sparse chance nodes, playout decisions
+    # > 0: the root's mover counts a repetition as this much worse than a draw (_draw_vec)
+    cdef public double contempt
     cdef uint8_t order[128]          # a determinized draw pile: order[i] is the i-th card drawn
     cdef int order_n                 # its size at the root (0: refills are chance nodes)
 
@@ -126,6 +129,7 @@ cdef class DeepSearch:
         self.killers = True
         memset(&self.killer[0][0], 255, sizeof(self.killer))
         self.order_n = 0
+        self.contempt = 0.0
         self.tt_ok = tt_init(&self.tt, hash_mb, self.nw, self.n if self.n < MAXV else MAXV) == 0
         if not self.tt_ok:
             raise MemoryError(f"cannot allocate a {hash_mb} MB table")
@@ -193,6 +197,23 @@ cdef class DeepSearch:
         for j in range(self.n):
             out[j] /= self.rollouts
 
+    cdef void _draw_vec(self, const PState* s, double* out) noexcept nogil:
+        """The loss vector of a repetition at s: a draw, the players still in sharing the
+        loss (RULES.md). With `contempt` c the root's mover counts it c worse and the others
+        c / (active - 1) better each: a draw-averse agent in match play, which plays on
+        where a draw gives away what a weaker side would lose (never an analysis: its
+        figures are RULES.md's). Only repetitions carry it, and a value that used one is
+        never stored (minrep), so the table holds no contempt."""
+        cdef int i, n = self.n, me = self.root.to_move
+        cdef int active = n - popcount16(s.out_mask)
+        for i in range(n):
+            out[i] = 0.0 if (s.out_mask >> i) & 1 else 1.0 / active
+        if self.contempt > 0.0 and active >= 2 and me < n and not (s.out_mask >> me) & 1:
+            for i in range(n):
+                if i != me and not (s.out_mask >> i) & 1:
+                    out[i] -= self.contempt / (active - 1)
+            out[me] += self.contempt
+
     cdef void _leaf_draw(self, const PState* s, int ply, double* out) noexcept nogil:
         """With the game's history given: a mover at the horizon who has a move back to a
         position of the history or of the line can take that draw, and does when the
@@ -202,12 +223,16 @@ cdef class DeepSearch:
         cdef CMove moves[MAX_MOVES]
         cdef PState c
         cdef uint64_t words[MAX_WORDS]
+        cdef double dv[MAXP]
         cdef int nm, j, i, n = self.n, k, active
         cdef int mover = s.to_move
         if mover >= n:
             return
         active = n - popcount16(s.out_mask)
-        if active < 2 or out[mover] <= 1.0 / active:
+        if active < 2:
+            return
+        self._draw_vec(s, dv)
+        if out[mover] <= dv[mover]:
             return
         nm = gen_moves(s, moves)
         for j in range(nm):
@@ -222,7 +247,7 @@ cdef class DeepSearch:
                 if k < self.minrep:
                     self.minrep = k
                 for i in range(n):
-                    out[i] = 0.0 if (s.out_mask >> i) & 1 else 1.0 / active
+                    out[i] = dv[i]
                 return
 
     cdef int _outcomes(self, const PState* c, int* ranks, double* prob) noexcept nogil:
@@ -610,7 +635,8 @@ cdef class DeepSearch:
             self.reps += 1
             if i < self.minrep:
                 self.minrep = i
-            return 0.5
+            self._draw_vec(s, store)
+            return store[0]
         if depth <= 0 or ply >= MAXPLY - 1:
             self.cut = True
             self._leaf(s, h, store)
@@ -764,8 +790,7 @@ cdef class DeepSearch:
             self.reps += 1
             if i < self.minrep:
                 self.minrep = i
-            for j in range(n):
-                out[j] = 0.0 if (s.out_mask >> j) & 1 else 1.0 / (n - popcount16(s.out_mask))
+            self._draw_vec(s, out)
             return
         if depth <= 0 or ply >= MAXPLY - 1:
             self.cut = True

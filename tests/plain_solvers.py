@@ -283,19 +283,34 @@ class PlainSearch:
     ``history``: keys of positions the game already went through. Reaching one is a draw,
     like reaching a position of the line; and with a history, a mover at the horizon with a
     move straight to a position of the history or of the line takes that draw when the
-    estimate is worse for them (a game ends at its first repeated position)."""
+    estimate is worse for them (a game ends at its first repeated position).
 
-    def __init__(self, budget: int = 10 ** 6, history=()):
+    ``contempt``: the root's mover counts a repetition that much worse than a draw, each
+    other player still in ``contempt / (players in - 1)`` better (DeepSearch.contempt)."""
+
+    def __init__(self, budget: int = 10 ** 6, history=(), contempt: float = 0.0):
         self.calls = 0
         self.evals = 0
         self.budget = budget
         self.history = frozenset(history)
+        self.contempt = contempt
+        self.me = None
         self.horizon: list = []       # (state, estimate) of a few horizon nodes, for checks
 
     def root(self, s: State, depth: int) -> dict:
         """Move text -> loss vector, each root move searched to ``depth`` plies in all."""
+        self.me = s.to_move
         return {str(m): self._after(self._child(s, m), depth - 1, (s.key(),))
                 for m in s.legal_moves()}
+
+    def _draw(self, s: State) -> list[float]:
+        v = [float(x) for x in draw_value(s)]
+        live = [p for p in range(s.n) if not s.out[p]]
+        if self.contempt and len(live) >= 2 and self.me in live:
+            v = [x + self.contempt if p == self.me
+                 else x - self.contempt / (len(live) - 1) if p in live else x
+                 for p, x in enumerate(v)]
+        return v
 
     @staticmethod
     def _child(s: State, m) -> State:
@@ -326,18 +341,18 @@ class PlainSearch:
             raise TooBig(f"more than {self.budget} nodes")
         k = s.key()
         if k in path or k in self.history:
-            return [float(x) for x in draw_value(s)]
+            return self._draw(s)
         if depth <= 0:
             self.evals += 1
             v = horizon_eval(s)
             if len(self.horizon) < 50:
                 self.horizon.append((s, v))
-            if self.history and v[s.to_move] > draw_value(s)[s.to_move]:
+            if self.history and v[s.to_move] > self._draw(s)[s.to_move]:
                 for m in s.legal_moves():
                     c = self._child(s, m)
                     if not c.is_terminal() and not c.is_chance() and (
                             c.key() in path or c.key() in self.history):
-                        return [float(x) for x in draw_value(s)]
+                        return self._draw(s)
             return v
         mover = s.to_move
         best = None

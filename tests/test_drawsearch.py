@@ -395,6 +395,47 @@ def test_a_move_back_to_the_games_history_is_a_draw_in_every_deal():
     assert checked >= 20 and changed >= 10, (checked, changed)
 
 
+def test_contempt_makes_a_move_back_to_the_history_worse_than_a_draw_for_the_mover():
+    # engine:contempt=C: a move to a position the game already went through is a draw the
+    # mover counts as 1/2 + C (the other side 1/2 - C) in every deal; the other moves'
+    # values need not stay (their lines meet repetitions too), but each vector sums to 1.
+    from palace_solver.jobs.match import make_start
+    cfg = ENGINE_END.with_(determinizations=4, nodes=20_000)
+    checked = 0
+    for i in range(200):
+        if checked >= 6:
+            break
+        s, tracker, _ = make_start("late", Rules(), 2, f"contempt-{i}")
+        me = s.to_move
+        view, hidden = state_view(s, me, tracker.known)
+        moves = [m for m in s.legal_moves() if len(s.legal_moves()) > 1]
+        for m in moves[:2]:
+            child, t = s.clone(), tracker.clone()
+            t.apply(child, m)
+            if child.is_terminal() or child.is_chance():
+                continue
+            past = state_view(child, me, t.known)
+            got = decide(view, hidden, cfg.with_(contempt=0.125), seed=i, history=[past])
+            for deal in deal_lists(got):
+                want = [0.625, 0.375] if me == 0 else [0.375, 0.625]
+                assert dict(deal)[m] == want, (i, str(m))
+                assert all(abs(sum(v) - 1) < 1e-9 for _, v in deal)
+            checked += 1
+    assert checked >= 6, checked
+
+
+def test_contempt_is_for_play_only_and_bounded():
+    assert "contempt" not in ENGINE_END.to_json()   # the records of earlier rows stay
+    assert ENGINE_END.with_(contempt=0.1).to_json()["contempt"] == 0.1
+    pos = from_text("standard | me: 4 9 Q / A K 8 / 3 ; bob: ?3 / 2 J 6 / 3 | pile 3 5 | "
+                    "draw 32 | to_move 0")
+    with pytest.raises(ValueError, match="contempt"):
+        analyze_search(pos, samples=2, nodes=2_000, contempt=0.1)
+    view, hidden = position_view(pos)
+    with pytest.raises(ValueError, match="outside"):
+        decide(view, hidden, SearchConfig(determinizations=2, nodes=1_000, contempt=0.3))
+
+
 def test_the_tracker_keeps_the_positions_a_seat_can_meet_again():
     # Every decision position of the play phase is kept once, with the knowledge of then;
     # a search gets those of the current stretch only (same draw pile, table, burned cards).

@@ -263,6 +263,44 @@ def _search_with_history():
           f"the table {best_checked}")
 
 
+def test_search_with_contempt_equals_plain_expectiminimax_with_contempt():
+    # A draw-averse agent (DeepSearch.contempt): every repetition, of the line or of the
+    # game's history, and every draw taken at the horizon count 0.1 worse for the root's
+    # mover and 0.1 / (players in - 1) better for each other one. PlainSearch(contempt=...)
+    # is the definition; the table must keep none of it (a value that used a repetition is
+    # never stored), which the deepening with the table checks.
+    with cardcount_eval():
+        rng = random.Random(9191)
+        cases = _two_and_three(rng, 10, 4)
+        eng = _module()
+        compared = changed = best_checked = 0
+        for n, s in cases:
+            near = _walk_positions(s, rng)
+            hist = rng.sample(near, min(len(near), 4))
+            keys = [h.key() for h in hist]
+            deep = eng.DeepSearch(eng.CState.from_state(s), 1.0)
+            deep.set_history([eng.CState.from_state(h) for h in hist])
+            deep.contempt = 0.1
+            for d in range(1, 5):
+                plain = PlainSearch(history=keys, contempt=0.1).root(s, d)
+                neutral = PlainSearch(history=keys).root(s, d)
+                changed += sum(any(abs(x - y) > 1e-12 for x, y in zip(plain[k], neutral[k]))
+                               for k in plain)
+                for flag in (False, True):
+                    search = eng.DeepSearch(eng.CState.from_state(s), 1.0)
+                    search.set_history([eng.CState.from_state(h) for h in hist])
+                    search.contempt = 0.1
+                    got = _compiled_root(s, d, table=False, plain=flag, search=search)
+                    compared += _same_root_values(plain, got, (n, d, flag))
+                best_checked += _same_best_with_table(s, d, plain, deep)
+                for v in plain.values():
+                    assert abs(sum(v) - 1) < 1e-12 and all(-1e-12 <= x <= 1 + 1e-12 for x in v)
+        assert changed >= 20, changed
+        print(f"\n[independent contempt] positions {len(cases)}, depths 1-4, root move values "
+              f"compared {compared}, changed by contempt {changed}, best moves checked with "
+              f"the table {best_checked}")
+
+
 def test_plain_horizon_evaluation_is_the_documented_formula():
     # Two players, 3 cards against 1 face-down card (1.5): 1 / (1 + exp(-0.35 * 1.5)).
     s = random_exact_state(random.Random(1), 2, Rules(), hand=(3, 3), face_up=(0, 0),

@@ -30,3 +30,25 @@ def test_the_table_after_the_line_naming_the_report_is_replaced_and_nothing_else
     assert strength.replace_table(other, "g1-", table) == out.replace("g1-`;", "g1- --into FILE`;")
     with pytest.raises(SystemExit):     # g1 is not the prefix g1-
         strength.replace_table(DOC, "g1", table)
+
+
+def test_compare_pairs_two_rows_by_start_over_the_starts_both_hold(tmp_path, monkeypatch):
+    import json
+    strength = load_script("benchmarks/strength.py")
+    monkeypatch.setattr(strength, "HERE", tmp_path)
+    monkeypatch.setattr(strength, "ROWS", {"x": ("a", "b", 2, "full", 3),
+                                           "y": ("c", "b", 2, "full", 3)})
+
+    def write(row, losses):
+        lines = [json.dumps({"palace_batch": 1})]
+        lines += [json.dumps({"id": i, "result": {"a_loss": v}}) for i, v in losses.items()]
+        (tmp_path / f"{row}.jsonl").write_text("\n".join(lines) + "\n")
+
+    # start 2 of x lacks a seating: only starts 0 and 1 are compared
+    write("x", {"0/0": 0.0, "0/1": 0.5, "1/0": 1.0, "1/1": 0.0, "2/0": 0.0})
+    write("y", {"0/0": 1.0, "0/1": 1.0, "1/0": 0.5, "1/1": 0.5, "2/0": 1.0, "2/1": 1.0})
+    assert strength.start_scores("x") == {0: 0.75, 1: 0.5}
+    got = strength.compare("x", "y")
+    assert got["starts"] == 2 and got["scores"] == [0.625, 0.25]
+    assert got["difference"] == pytest.approx(0.375)
+    assert got["ci95"][0] < 0.375 < got["ci95"][1]

@@ -36,7 +36,9 @@ A name may carry options, ``NAME:key=value:key=value``: ``engine:nodes=100000``,
 draw phase; ``end_`` before a field sets the endgame's, ``engine:end_nodes=400000``;
 ``end=flat`` keeps the draw phase's search once the draw pile is empty, ``history=0``
 searches without the game's history, ``draw_limit``; ``budget=4`` multiplies the node
-budgets of both phases, ``engine:budget=0.25`` divides them), ``os_ismcts:sims=100``,
+budgets of both phases, ``engine:budget=0.25`` divides them;
+``engine:contempt=0.1:end_contempt=0.1`` counts a repetition 0.1 worse than a draw for the
+agent's own seat), ``os_ismcts:sims=100``,
 ``det:samples=16``, ``ismcts:iterations=400``, ``rollout:seconds=2``, ``hint:seconds=1``,
 ``server_ismcts:sims=1000:c=0.7:grow=1``, ``mos_uct:nodes=513:c=2:cap=1000:policy=robust``.
 

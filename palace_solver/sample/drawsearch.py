@@ -87,12 +87,21 @@ class SearchConfig:
     #: the calibration map of the reported figures (``sample/calibration.py``): "" none,
     #: else a shipped map's name; two players only, and never used by the agents' play
     calibration: str = ""
+    #: how much worse than a draw the mover counts a repetition (0 to 0.25; the search's
+    #: ``contempt``): a draw-averse agent's own seat in match play. Never in an analysis,
+    #: whose figures are RULES.md's loss probabilities with a repetition a draw.
+    contempt: float = 0.0
 
     def with_(self, **kw) -> "SearchConfig":
         return replace(self, **{k: v for k, v in kw.items() if v is not None})
 
     def to_json(self) -> dict:
-        return asdict(self)
+        """The fields; ``contempt`` only when set, so that the records of what played
+        before it existed (benchmarks/results/strength/*.agents.json) stay the same."""
+        d = asdict(self)
+        if not d["contempt"]:
+            del d["contempt"]
+        return d
 
 
 #: The ``engine`` agent while the draw pile holds cards: 24 deals, the others' hands drawn
@@ -145,7 +154,7 @@ def _decider(cfg: SearchConfig):
         d = _deciders[cfg] = compiled().Decider(
             cfg.determinizations, cfg.nodes, cfg.chance_width, cfg.rollouts, cfg.max_depth,
             cfg.hash_mb, cfg.ordered, cfg.exact_nodes, cfg.stop_at_budget, cfg.infer,
-            cfg.infer_temp)
+            cfg.infer_temp, cfg.contempt)
     return d
 
 
@@ -354,6 +363,9 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
     if samples is not None and nodes is None:
         nodes = max(1, samples * (config.nodes // config.determinizations))
     cfg = config.with_(determinizations=samples, nodes=nodes, **options)
+    if cfg.contempt:
+        raise ValueError("an analysis reports RULES.md's loss probabilities, a repetition "
+                         "a draw: contempt is for an agent's play only")
     t0 = time.perf_counter()
     view, hidden = position_view(pos)
     each = None if progress is None else (lambda done: progress(done, cfg.determinizations))
