@@ -433,7 +433,9 @@ def test_contempt_is_for_play_only_and_bounded():
         analyze_search(pos, samples=2, nodes=2_000, contempt=0.1)
     view, hidden = position_view(pos)
     with pytest.raises(ValueError, match="outside"):
-        decide(view, hidden, SearchConfig(determinizations=2, nodes=1_000, contempt=0.3))
+        SearchConfig(determinizations=2, nodes=1_000, contempt=0.3)
+    with pytest.raises(ValueError, match="outside"):
+        E.Decider(2, 1_000, contempt=0.3)
 
 
 def test_the_tracker_keeps_the_positions_a_seat_can_meet_again():

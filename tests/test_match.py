@@ -103,12 +103,14 @@ def test_agents_by_name():
     assert (e.endgame.nodes, e.config.nodes, e.use_history) == (5000, 1000, True)
     assert make_agent("engine:end=flat").endgame is None
     assert make_agent("engine:history=0").use_history is False
-    for bad in ("engine:end=deeper", "engine:end=flat:end_nodes=9", "engine:end_bogus=1"):
+    for bad in ("engine:end=deeper", "engine:end=flat:end_nodes=9", "engine:end_bogus=1",
+                "engine:contempt=0.3", "engine:end_contempt=-0.1"):
         with pytest.raises(AgentError):
             make_agent(bad)
 
 
 @pytest.mark.parametrize("spec", ["engine:nodes=2000", "engine_gd:nodes=2000",
+                                  "engine:nodes=2000:contempt=0.1:end_contempt=0.1",
                                   "engine_det:nodes=2000",
                                   "hint:seconds=0.2", "rollout:seconds=0.05", "det:samples=2",
                                   "ismcts:iterations=10", "greedy", "lowest", "random"])

@@ -300,7 +300,7 @@ def make_agent(spec: str, seed: int = 0):
     factory = AGENTS[name][0]
     try:
         agent = factory(seed, **options)
-    except TypeError as e:
+    except (TypeError, ValueError) as e:
         raise AgentError(f"agent {spec!r}: {e}") from None
     if options:
         agent.name = spec

@@ -92,6 +92,10 @@ class SearchConfig:
     #: whose figures are RULES.md's loss probabilities with a repetition a draw.
     contempt: float = 0.0
 
+    def __post_init__(self):
+        if not 0.0 <= self.contempt <= 0.25:
+            raise ValueError(f"contempt {self.contempt} is outside [0, 0.25]")
+
     def with_(self, **kw) -> "SearchConfig":
         return replace(self, **{k: v for k, v in kw.items() if v is not None})
 
