@@ -100,10 +100,10 @@ def agent_budget(spec: str) -> dict:
     for part in getattr(ag, "parts", (ag,)):
         for attr in ("config", "endgame"):
             cfg = getattr(part, attr, None)
-            if cfg is not None:
+            if hasattr(cfg, "to_json"):       # (det's config is a method: its fields below)
                 out[f"{part.name}.{attr}"] = cfg.to_json()
-        for attr in ("samples", "deal_nodes", "exact_mode_nodes", "iterations", "seconds",
-                     "sims", "draw_limit"):
+        for attr in ("samples", "deal_nodes", "draw_nodes", "exact_mode_nodes", "eval_mode",
+                     "iterations", "seconds", "sims", "draw_limit"):
             if hasattr(part, attr):
                 out[f"{part.name}.{attr}"] = getattr(part, attr)
     return out

@@ -52,3 +52,17 @@ def test_compare_pairs_two_rows_by_start_over_the_starts_both_hold(tmp_path, mon
     assert got["starts"] == 2 and got["scores"] == [0.625, 0.25]
     assert got["difference"] == pytest.approx(0.375)
     assert got["ci95"][0] < 0.375 < got["ci95"][1]
+
+
+def test_every_rows_agents_can_be_recorded():
+    # run() records what played before the first game (ROW.agents.json): a row whose agent
+    # cannot be recorded never starts (g1-det once stopped the plan so, on det's config()).
+    import json
+    from palace_solver.agents.registry import openspiel_available
+    strength = load_script("benchmarks/strength.py")
+    names = {x for a, b, *_ in strength.ROWS.values() for x in (a, b)}
+    if not openspiel_available():
+        names.discard("os_ismcts")
+    for name in sorted(names):
+        rec = strength.agent_budget(name)
+        assert rec["name"] == name and json.loads(json.dumps(rec)) == rec
