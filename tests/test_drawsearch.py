@@ -360,28 +360,37 @@ def test_move_means_average_the_deals():
                                [("a", [0.4, 0.6]), ("b", [0.0, 1.0]), ("c", [1.0, 0.0])]]
 
 
-def test_a_move_back_to_the_games_history_is_a_draw_in_every_deal():
-    # The history views get the cards each deal gives the hidden hands (ext/decide.pxi): a
-    # move whose position the game already went through is then a draw in every deal. A
-    # view whose hidden counts differ cannot come back and must change nothing.
+def _moves_back(tag: str, starts: int):
+    """Per late start (keyed ``tag-i``) with hidden hand cards and a choice: ``(i, mover,
+    view, hidden, [(move, view of the decision position it leads to)])``, the candidates
+    of a game's history one move away."""
     from palace_solver.jobs.match import make_start
-    cfg = ENGINE_END.with_(determinizations=6, nodes=30_000)
-    checked = changed = 0
-    for i in range(400):
-        if checked >= 25:
-            break
-        s, tracker, _ = make_start("late", Rules(), 2, f"history-{i}")
+    for i in range(starts):
+        s, tracker, _ = make_start("late", Rules(), 2, f"{tag}-{i}")
         me = s.to_move
         view, hidden = state_view(s, me, tracker.known)
         if not sum(hidden) or len(s.legal_moves()) < 2:
             continue
-        plain = decide(view, hidden, cfg, seed=i)
+        backs = []
         for m in s.legal_moves():
             child, t = s.clone(), tracker.clone()
             t.apply(child, m)
-            if child.is_terminal() or child.is_chance():
-                continue
-            past = state_view(child, me, t.known)
+            if not (child.is_terminal() or child.is_chance()):
+                backs.append((m, state_view(child, me, t.known)))
+        yield i, me, view, hidden, backs
+
+
+def test_a_move_back_to_the_games_history_is_a_draw_in_every_deal():
+    # The history views get the cards each deal gives the hidden hands (ext/decide.pxi): a
+    # move whose position the game already went through is then a draw in every deal. A
+    # view whose hidden counts differ cannot come back and must change nothing.
+    cfg = ENGINE_END.with_(determinizations=6, nodes=30_000)
+    checked = changed = 0
+    for i, me, view, hidden, backs in _moves_back("history", 400):
+        if checked >= 25:
+            break
+        plain = decide(view, hidden, cfg, seed=i)
+        for m, past in backs:
             got = decide(view, hidden, cfg, seed=i, history=[past])
             assert len(deal_lists(got)) == len(deal_lists(plain))
             for deal in deal_lists(got):
@@ -399,23 +408,13 @@ def test_contempt_makes_a_move_back_to_the_history_worse_than_a_draw_for_the_mov
     # engine:contempt=C: a move to a position the game already went through is a draw the
     # mover counts as 1/2 + C (the other side 1/2 - C) in every deal; the other moves'
     # values need not stay (their lines meet repetitions too), but each vector sums to 1.
-    from palace_solver.jobs.match import make_start
-    cfg = ENGINE_END.with_(determinizations=4, nodes=20_000)
+    cfg = ENGINE_END.with_(determinizations=4, nodes=20_000, contempt=0.125)
     checked = 0
-    for i in range(200):
+    for i, me, view, hidden, backs in _moves_back("contempt", 200):
         if checked >= 6:
             break
-        s, tracker, _ = make_start("late", Rules(), 2, f"contempt-{i}")
-        me = s.to_move
-        view, hidden = state_view(s, me, tracker.known)
-        moves = [m for m in s.legal_moves() if len(s.legal_moves()) > 1]
-        for m in moves[:2]:
-            child, t = s.clone(), tracker.clone()
-            t.apply(child, m)
-            if child.is_terminal() or child.is_chance():
-                continue
-            past = state_view(child, me, t.known)
-            got = decide(view, hidden, cfg.with_(contempt=0.125), seed=i, history=[past])
+        for m, past in backs[:2]:
+            got = decide(view, hidden, cfg, seed=i, history=[past])
             for deal in deal_lists(got):
                 want = [0.625, 0.375] if me == 0 else [0.375, 0.625]
                 assert dict(deal)[m] == want, (i, str(m))

@@ -232,9 +232,12 @@ def test_search_with_the_games_history_equals_plain_expectiminimax():
         _search_with_history()
 
 
-def _search_with_history():
-    rng = random.Random(4242)
-    cases = _two_and_three(rng, 12, 4)
+def _search_with_history(seed=4242, two=12, contempt=0.0):
+    """Compiled against PlainSearch on random 2- and 3-player cases with a history of up to
+    4 positions near the root, depths 1-4, with and without the table; ``contempt`` for
+    both. The history (or, with contempt, the contempt) must change 20 values at least."""
+    rng = random.Random(seed)
+    cases = _two_and_three(rng, two, 4)
     eng = _module()
     compared = changed = best_checked = 0
     for n, s in cases:
@@ -243,23 +246,28 @@ def _search_with_history():
         keys = [h.key() for h in hist]
         deep = eng.DeepSearch(eng.CState.from_state(s), 1.0)
         deep.set_history([eng.CState.from_state(h) for h in hist])
+        deep.contempt = contempt
         for d in range(1, 5):
-            plain = PlainSearch(history=keys).root(s, d)
-            free = PlainSearch().root(s, d)
-            changed += sum(any(abs(x - y) > 1e-12 for x, y in zip(plain[k], free[k]))
+            plain = PlainSearch(history=keys, contempt=contempt).root(s, d)
+            base = (PlainSearch(history=keys) if contempt else PlainSearch()).root(s, d)
+            changed += sum(any(abs(x - y) > 1e-12 for x, y in zip(plain[k], base[k]))
                            for k in plain)
             for flag in (False, True):
                 search = eng.DeepSearch(eng.CState.from_state(s), 1.0)
                 search.set_history([eng.CState.from_state(h) for h in hist])
+                search.contempt = contempt
                 got = _compiled_root(s, d, table=False, plain=flag, search=search)
                 compared += _same_root_values(plain, got, (n, d, flag))
             # The table on, deepening one depth at a time: values that used the history
             # must not be kept for other lines.
             best_checked += _same_best_with_table(s, d, plain, deep)
-    # the history must matter here, or this test would check nothing new
+            for v in plain.values():
+                assert abs(sum(v) - 1) < 1e-12 and all(-1e-12 <= x <= 1 + 1e-12 for x in v)
+    # the history (the contempt) must matter here, or this test would check nothing new
     assert changed >= 20, changed
-    print(f"\n[independent history] positions {len(cases)}, depths 1-4, root move values "
-          f"compared {compared}, changed by the history {changed}, best moves checked with "
+    what = "contempt" if contempt else "history"
+    print(f"\n[independent {what}] positions {len(cases)}, depths 1-4, root move values "
+          f"compared {compared}, changed by the {what} {changed}, best moves checked with "
           f"the table {best_checked}")
 
 
@@ -270,35 +278,7 @@ def test_search_with_contempt_equals_plain_expectiminimax_with_contempt():
     # is the definition; the table must keep none of it (a value that used a repetition is
     # never stored), which the deepening with the table checks.
     with cardcount_eval():
-        rng = random.Random(9191)
-        cases = _two_and_three(rng, 10, 4)
-        eng = _module()
-        compared = changed = best_checked = 0
-        for n, s in cases:
-            near = _walk_positions(s, rng)
-            hist = rng.sample(near, min(len(near), 4))
-            keys = [h.key() for h in hist]
-            deep = eng.DeepSearch(eng.CState.from_state(s), 1.0)
-            deep.set_history([eng.CState.from_state(h) for h in hist])
-            deep.contempt = 0.1
-            for d in range(1, 5):
-                plain = PlainSearch(history=keys, contempt=0.1).root(s, d)
-                neutral = PlainSearch(history=keys).root(s, d)
-                changed += sum(any(abs(x - y) > 1e-12 for x, y in zip(plain[k], neutral[k]))
-                               for k in plain)
-                for flag in (False, True):
-                    search = eng.DeepSearch(eng.CState.from_state(s), 1.0)
-                    search.set_history([eng.CState.from_state(h) for h in hist])
-                    search.contempt = 0.1
-                    got = _compiled_root(s, d, table=False, plain=flag, search=search)
-                    compared += _same_root_values(plain, got, (n, d, flag))
-                best_checked += _same_best_with_table(s, d, plain, deep)
-                for v in plain.values():
-                    assert abs(sum(v) - 1) < 1e-12 and all(-1e-12 <= x <= 1 + 1e-12 for x in v)
-        assert changed >= 20, changed
-        print(f"\n[independent contempt] positions {len(cases)}, depths 1-4, root move values "
-              f"compared {compared}, changed by contempt {changed}, best moves checked with "
-              f"the table {best_checked}")
+        _search_with_history(seed=9191, two=10, contempt=0.1)
 
 
 def test_plain_horizon_evaluation_is_the_documented_formula():
