@@ -42,6 +42,9 @@ GEN2 = "engine:weights=gen2:end_weights=gen2"
 #: generation 1 counting a repetition 0.1 worse than a draw for its own seat, in both phases
 #: (drawsearch.SearchConfig.contempt): the candidate of RESULTS-strength.md's contempt rows
 CONTEMPT = "engine:contempt=0.1:end_contempt=0.1"
+#: generation 1 whose history also meets the positions from before the other side showed
+#: cards (drawsearch.SearchConfig.revealed), in both phases: RESULTS-strength.md's r1 rows
+REVEALED = "engine:revealed=1:end_revealed=1"
 
 #: row -> (A, B, players, kind, starts asked)
 ROWS = {
@@ -82,11 +85,18 @@ ROWS = {
     "c1-server_ismcts": (CONTEMPT, "server_ismcts", 2, "full", 500),
     "c1-greedy": (CONTEMPT, "greedy", 2, "full", 500),
     "c1-engine": (CONTEMPT, "engine", 2, "full", 500),
+    # Revealed cards in the history (RESULTS-strength.md, Revealed cards): against
+    # generation 1 without it (the row that decides), then on the starts of
+    # g1-server_ismcts and g1-mos_uct (paired by start with them); starts fixed before the
+    # first game, run in this order.
+    "r1-engine": (REVEALED, "engine", 2, "full", 500),
+    "r1-server_ismcts": (REVEALED, "server_ismcts", 2, "full", 500),
+    "r1-mos_uct": (REVEALED, "mos_uct", 2, "full", 500),
 }
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
-BEFORE_GEN1 = {row for row in ROWS if not row.startswith(("g1-", "g2-", "c1-"))}
+BEFORE_GEN1 = {row for row in ROWS if not row.startswith(("g1-", "g2-", "c1-", "r1-"))}
 
 
 def _file(row):

@@ -26,10 +26,16 @@
 # search that does not know the positions already played walks into that draw (or misses
 # it when losing). The caller gives the earlier positions as views with their hidden counts
 # (the seat's knowledge at the time). Only positions of the same stretch without a refill can
-# come back, and in such a stretch a hand's unknown cards only leave it (by plays): a view
-# whose hidden counts equal the current ones had the very unknown cards this deal gives the
-# players now. So each deal gives those views the same cards, and the search scores reaching
-# one as a draw (DeepSearch.set_history); views with other hidden counts cannot come back.
+# come back, and in such a stretch a hand's unknown cards only leave it, by plays that show
+# them: a view whose hidden counts equal the current ones had the very unknown cards this
+# deal gives the players now. So each deal gives those views the same cards, and the search
+# scores reaching one as a draw (DeepSearch.set_history). A view with more hidden cards of a
+# player is the same position before that player showed some of them (an unknown 3 played,
+# picked up, played back and picked up again returns the position with the 3 known): its
+# extra unknown cards are those shown since, its pool less the current one, and it gets
+# them first. Two players having shown cards since leave that split unknown: such a view
+# (three or more players only) is not matched, and a view with fewer hidden cards of a
+# player cannot come back.
 #
 # Inference of the hidden hands. The others' moves say something of their hands: a player
 # who picks the pile up rarely held a card to beat it, one who plays a 9 on a 5 rarely held a
@@ -105,21 +111,40 @@ cdef void _hidden_array(CState view, hidden, int* hid) except *:
 
 cdef void deal_history(DeepSearch sr, const PState* det, const PState* view,
                        const int* hid, const PState* hist, const int* hhid,
-                       int nh) noexcept:
-    """The history of one deal (the file's comment): each view in `hist` whose hidden counts
-    (hhid, n per view) equal `hid` gets the cards `det` deals on top of `view`."""
+                       int nh, bint revealed) noexcept:
+    """The history of one deal (the file's comment): each view in `hist` that can come
+    back gets the cards `det` deals on top of `view`, and first, when one other player has
+    revealed cards since it (and `revealed` is set), those cards: its pool less the current
+    one's."""
     cdef PState c
-    cdef int k, q, r, n = view.n, d
+    cdef int k, q, r, n = view.n, d, more, extra
     cdef bint ok
     sr.nhist = 0
     for k in range(nh):
         ok = True
+        more = -1
         for q in range(n):
-            if hhid[k * n + q] != hid[q]:
-                ok = False
+            d = hhid[k * n + q] - hid[q]
+            if d < 0 or (d > 0 and (more >= 0 or not revealed)):
+                ok = False        # a hand gained unknown cards, or two revealed some
+            elif d > 0:
+                more = q
         if not ok:
             continue
         copy_state(&c, &hist[k])
+        if more >= 0:
+            extra = 0
+            for r in range(2, 16):
+                d = hist[k].pool[r] - view.pool[r]
+                if d < 0:
+                    ok = False
+                    break
+                extra += d
+                c.pool[r] -= d
+                c.pl[more].hand[r] += d
+                c.pl[more].hand_n += d
+            if not ok or extra != hhid[k * n + more] - hid[more]:
+                continue
         for q in range(n):
             if hid[q] == 0:
                 continue
@@ -292,7 +317,9 @@ cdef class Decider:
     of the decision (shared equally by the deals), ``chance_width`` outcomes kept per chance
     node (0: all), ``rollouts`` greedy playouts per leaf (0: the horizon evaluation),
     ``max_depth`` deepest iteration, ``hash_mb`` the table of each deal's search,
-    ``contempt`` how much worse than a draw the mover counts a repetition (DeepSearch).
+    ``contempt`` how much worse than a draw the mover counts a repetition (DeepSearch),
+    ``revealed`` match a history view with more hidden cards of one player than now
+    (deal_history; off: only views with the current hidden counts).
     """
     cdef DeepSearch search
     cdef public int determinizations, chance_width, rollouts, max_depth
@@ -304,11 +331,12 @@ cdef class Decider:
     cdef public int infer
     cdef public double infer_temp
     cdef public double contempt
+    cdef public bint revealed
 
     def __init__(self, int determinizations=8, uint64_t nodes=100_000, int chance_width=3,
                  int rollouts=0, int max_depth=64, double hash_mb=2.0, bint ordered=False,
                  uint64_t exact_nodes=0, bint stop_at_budget=False, int infer=0,
-                 double infer_temp=1.0, double contempt=0.0):
+                 double infer_temp=1.0, double contempt=0.0, bint revealed=False):
         if determinizations < 1:
             raise ValueError("determinizations must be at least 1")
         if not 0.0 <= contempt <= 0.25:
@@ -325,6 +353,7 @@ cdef class Decider:
         self.infer = infer
         self.infer_temp = infer_temp
         self.contempt = contempt
+        self.revealed = revealed
         self.search = None
 
     cdef int _deepen(self, DeepSearch sr, uint64_t share, int max_depth, double deadline,
@@ -616,7 +645,7 @@ cdef class Decider:
                 # never met): then its values are exact and the main search is skipped. The
                 # other deals try only when the first one fitted.
                 sr._reset(&det.s)
-                deal_history(sr, &det.s, &view.s, hid, hist, hhid, nh)
+                deal_history(sr, &det.s, &view.s, hid, hist, hhid, nh, self.revealed)
                 sr.chance_width = 0
                 sr.rollouts = 0
                 sr.chance_seed = seed_mix(seed ^ <uint64_t>0xa5a5a5a5a5a5a5a5ULL, <uint64_t>i)
@@ -628,7 +657,7 @@ cdef class Decider:
                     nm = -1
             if nm < 0:
                 sr._reset(&det.s)
-                deal_history(sr, &det.s, &view.s, hid, hist, hhid, nh)
+                deal_history(sr, &det.s, &view.s, hid, hist, hhid, nh, self.revealed)
                 sr.chance_width = self.chance_width
                 sr.rollouts = self.rollouts
                 if self.ordered:

@@ -91,20 +91,31 @@ class SearchConfig:
     #: ``contempt``): a draw-averse agent's own seat in match play. Never in an analysis,
     #: whose figures are RULES.md's loss probabilities with a repetition a draw.
     contempt: float = 0.0
+    #: a position of the game's history seen before another player showed some of their
+    #: unknown cards can still come back (an unknown 3 played, picked up, played back and
+    #: picked up again): match it too (``ext/decide.pxi``, deal_history). Off, such a
+    #: repetition is missed; on in the analyses, off in ``engine`` until its rows decide
+    #: (benchmarks/RESULTS-strength.md, Revealed cards).
+    revealed: bool = False
 
     def __post_init__(self):
         if not 0.0 <= self.contempt <= 0.25:
             raise ValueError(f"contempt {self.contempt} is outside [0, 0.25]")
+        if self.revealed not in (0, 1, False, True):
+            raise ValueError(f"revealed {self.revealed!r} is not 0 or 1")
+        object.__setattr__(self, "revealed", bool(self.revealed))
 
     def with_(self, **kw) -> "SearchConfig":
         return replace(self, **{k: v for k, v in kw.items() if v is not None})
 
     def to_json(self) -> dict:
-        """The fields; ``contempt`` only when set, so that the records of what played
-        before it existed (benchmarks/results/strength/*.agents.json) stay the same."""
+        """The fields; ``contempt`` and ``revealed`` only when set, so that the records of
+        what played before they existed (benchmarks/results/strength/*.agents.json) stay
+        the same."""
         d = asdict(self)
-        if not d["contempt"]:
-            del d["contempt"]
+        for k in ("contempt", "revealed"):
+            if not d[k]:
+                del d[k]
         return d
 
 
@@ -136,9 +147,12 @@ ENGINE1_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, r
 #: search with twice the deals and four times the nodes (each deal searched deeper), its
 #: two-player figures through the calibration map ``gen1`` (``sample/calibration.py``,
 #: fitted on the outcomes of 310 games of the engine against itself).
-HINT = ENGINE.with_(determinizations=48, nodes=640_000, calibration="gen1")
+#: Its history meets the repetitions after revealed cards too (``revealed``), as RULES.md's
+#: figures need.
+HINT = ENGINE.with_(determinizations=48, nodes=640_000, calibration="gen1", revealed=True)
 #: The same once the draw pile is empty.
-HINT_END = ENGINE_END.with_(determinizations=32, nodes=600_000, calibration="gen1")
+HINT_END = ENGINE_END.with_(determinizations=32, nodes=600_000, calibration="gen1",
+                            revealed=True)
 #: ``palace analyze`` and the hints before the values learned from the engine's games
 #: (four times ENGINE1's budget), frozen: the "before" of the calibration benchmark.
 HINT1 = ENGINE1.with_(determinizations=8192, nodes=3_200_000)
@@ -158,7 +172,7 @@ def _decider(cfg: SearchConfig):
         d = _deciders[cfg] = compiled().Decider(
             cfg.determinizations, cfg.nodes, cfg.chance_width, cfg.rollouts, cfg.max_depth,
             cfg.hash_mb, cfg.ordered, cfg.exact_nodes, cfg.stop_at_budget, cfg.infer,
-            cfg.infer_temp, cfg.contempt)
+            cfg.infer_temp, cfg.contempt, cfg.revealed)
     return d
 
 
