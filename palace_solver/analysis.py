@@ -8,10 +8,12 @@ greedy playouts in Python) and ISMCTS stay available by name.
 """
 from __future__ import annotations
 
+from .game.cards import RANKS
 from .game.position import Position
 from .game.view import repeatable
 from .sample.drawsearch import analyze_search
 from .sample.sampled import analyze_sampled
+from .sample.sampler import state_with_hands
 from .solve.results import Analysis, NotExactError  # noqa: F401 - re-exported
 from .solve.solver import solve_exact
 
@@ -22,8 +24,25 @@ def is_exact_mode(pos: Position) -> bool:
 
 def exact_history(pos: Position, history) -> list:
     """The States of the positions in ``history`` that an exact-mode ``pos`` can come back
-    to: those in exact mode too, with the same seats, burned cards and table."""
-    return [h.to_state() for h in repeatable(pos, history) if is_exact_mode(h)]
+    to (the same seats, burned cards and table). One seen while a player's hand cards were
+    unknown is the same position before that player showed them: its unseen cards beyond
+    ``pos``'s are those cards (``pos`` has none but the face-down ones), and it comes back
+    with them. One seen while two players held unknown cards does not say whose were which
+    and is left out (three or more players only)."""
+    now = pos.unseen_counts()
+    out = []
+    for h in repeatable(pos, history):
+        who = [q for q, p in enumerate(h.players) if p.hand_unknown]
+        if not who:
+            out.append(h.to_state())
+            continue
+        extra = [a - b for a, b in zip(h.unseen_counts(), now)]
+        if len(who) > 1 or min(extra) < 0 or sum(extra) != h.players[who[0]].hand_unknown:
+            continue
+        deal = [[] for _ in h.players]
+        deal[who[0]] = [r for r in RANKS for _ in range(extra[r])]
+        out.append(state_with_hands(h, deal))
+    return out
 
 
 def analyze(pos: Position, *, time_budget: float | None = None, depth: int | None = None,

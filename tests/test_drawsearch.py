@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cycles import moves_back, pickup_games
 from exact_gen import TooBig, random_exact_state, random_rules
 
 from palace_solver.agents.play import _sample
@@ -567,33 +568,6 @@ def test_a_repetition_after_revealed_cards_is_a_draw_in_the_analysis():
         assert len(draws) == 6 and all(draws) == revealed, revealed
 
 
-def _cycling_decisions(n: int, games: int):
-    """Decisions of random games that pick the pile up often (so positions come back),
-    each ``(state, tracker, me, {move: the history entry its position repeats})`` where at
-    least one legal move leads back to a position the game went through."""
-    from palace_solver.jobs.match import make_start
-    for g in range(games):
-        rng = random.Random(g)
-        s, tracker, _ = make_start("full", Rules(), n, f"cycles-{g}")
-        for _ in range(300):
-            if s.is_terminal():
-                break
-            if s.is_chance():
-                tracker.apply(s, _sample(s, rng))
-                continue
-            seen = {p.key(): i for i, (p, _) in enumerate(tracker.history[:-1])}
-            back = {}
-            for m in s.legal_moves():
-                c = s.clone()
-                c.apply(m)
-                if not (c.is_chance() or c.is_terminal()) and c.key() in seen:
-                    back[m] = seen[c.key()]
-            if back:
-                yield s, tracker, s.to_move, back
-            ups = [m for m in s.legal_moves() if m.kind == PICKUP]
-            tracker.apply(s, ups[0] if ups and rng.random() < 0.4 else rng.choice(s.legal_moves()))
-
-
 @pytest.mark.parametrize("n", [2, 3])
 def test_every_move_back_to_a_position_of_the_game_is_a_draw_in_every_deal(n):
     # The game itself is the check: a move to a position the game already went through ends
@@ -603,7 +577,11 @@ def test_every_move_back_to_a_position_of_the_game_is_a_draw_in_every_deal(n):
     # case not matched (ext/decide.pxi): two others showing cards since, three players only.
     from palace_solver.agents.method_bots import SearchBot
     checked = shown = missed_without = unsplit = 0
-    for s, tracker, me, back in _cycling_decisions(n, 30 if n == 2 else 60):
+    for s, tracker in pickup_games(n, 30 if n == 2 else 60):
+        back = moves_back(s, tracker)
+        if not back:
+            continue
+        me = s.to_move
         bot = SearchBot()
         bot.tracker = tracker
         view, hidden = state_view(s, me, tracker.known)
