@@ -403,7 +403,8 @@ def test_a_move_back_to_the_games_history_is_a_draw_in_every_deal():
             changed += any(dict(d)[m] != [0.5, 0.5] for d in deal_lists(plain))
             other = list(past[1])
             other[1 - me] += 1
-            odd = decide(view, hidden, cfg, seed=i, history=[(past[0], other)])
+            odd = decide(view, hidden, cfg.with_(revealed=False), seed=i,
+                         history=[(past[0], other)])
             assert deal_lists(odd) == deal_lists(plain)
             # (nor with ``revealed``: one more hidden card then, but no card shown since)
             odd = decide(view, hidden, cfg.with_(revealed=True), seed=i,
@@ -446,14 +447,18 @@ def test_contempt_is_for_play_only_and_bounded():
         E.Decider(2, 1_000, contempt=0.3)
 
 
-def test_revealed_is_on_in_the_analyses_and_an_option_of_the_engine():
+def test_revealed_is_on_in_the_analyses_and_the_engine_and_off_in_engine1():
     from palace_solver.agents.registry import AgentError, make_agent
-    from palace_solver.sample.drawsearch import HINT, HINT_END
-    assert HINT.revealed and HINT_END.revealed and not ENGINE.revealed
-    assert "revealed" not in ENGINE_END.to_json()   # the records of earlier rows stay
-    assert ENGINE_END.with_(revealed=1).to_json()["revealed"] is True
-    bot = make_agent("engine:revealed=1:end_revealed=1")
+    from palace_solver.sample.drawsearch import ENGINE1, ENGINE1_END, HINT, HINT_END
+    assert HINT.revealed and HINT_END.revealed and ENGINE.revealed and ENGINE_END.revealed
+    assert not ENGINE1.revealed and not ENGINE1_END.revealed
+    assert "revealed" not in ENGINE1_END.to_json()   # the records of earlier rows stay
+    assert ENGINE_END.to_json()["revealed"] is True
+    bot = make_agent("engine")
     assert bot.config.revealed and bot.endgame.revealed
+    bot = make_agent("engine:revealed=0:end_revealed=0")
+    assert not bot.config.revealed and not bot.endgame.revealed
+    assert not make_agent("engine1").config.revealed
     with pytest.raises(AgentError, match="revealed"):
         make_agent("engine:revealed=2")
 
@@ -549,7 +554,7 @@ def test_a_repetition_after_revealed_cards_is_a_draw_in_the_analysis():
     # pickup: the position had come back with mos_uct's 3, unknown to the engine when the
     # position was first met and known now (played, picked up, played back, picked up).
     # The analysis (revealed on) scores that pickup a draw in every deal; the search
-    # without ``revealed`` (engine's until its rows decide) missed it in some deals.
+    # without ``revealed`` (engine's until its r1 rows) missed it in some deals.
     from palace_solver.review.replay import replay
     from palace_solver.review.run import load_records
     rec = load_records(str(RECORDS / "revealed-repetition.txt"))[0][1]

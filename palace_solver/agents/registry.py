@@ -38,8 +38,8 @@ draw phase; ``end_`` before a field sets the endgame's, ``engine:end_nodes=40000
 searches without the game's history, ``draw_limit``; ``budget=4`` multiplies the node
 budgets of both phases, ``engine:budget=0.25`` divides them;
 ``engine:contempt=0.1:end_contempt=0.1`` counts a repetition 0.1 worse than a draw for the
-agent's own seat; ``engine:revealed=1:end_revealed=1`` also meets the history's positions
-from before another player showed cards), ``os_ismcts:sims=100``,
+agent's own seat; ``engine:revealed=0:end_revealed=0`` no longer meets the history's
+positions from before another player showed cards, as before the r1 rows), ``os_ismcts:sims=100``,
 ``det:samples=16``, ``ismcts:iterations=400``, ``rollout:seconds=2``, ``hint:seconds=1``,
 ``server_ismcts:sims=1000:c=0.7:grow=1``, ``mos_uct:nodes=513:c=2:cap=1000:policy=robust``.
 

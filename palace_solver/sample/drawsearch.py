@@ -94,8 +94,8 @@ class SearchConfig:
     #: a position of the game's history seen before another player showed some of their
     #: unknown cards can still come back (an unknown 3 played, picked up, played back and
     #: picked up again): match it too (``ext/decide.pxi``, deal_history). Off, such a
-    #: repetition is missed; on in the analyses, off in ``engine`` until its rows decide
-    #: (benchmarks/RESULTS-strength.md, Revealed cards).
+    #: repetition is missed. On in the analyses and in ``engine`` (since its r1-engine row,
+    #: benchmarks/RESULTS-strength.md, Revealed cards), off in ``engine1``.
     revealed: bool = False
 
     def __post_init__(self):
@@ -128,12 +128,14 @@ class SearchConfig:
 #: of engine1's decision in the draw phase, 0.92x after (benchmarks/engine_cost.py
 #: --repeat 3); its strength is benchmarks/RESULTS-strength.md's g1 rows.
 ENGINE = SearchConfig(determinizations=24, nodes=120_000, chance_width=0, rollouts=0,
-                      max_depth=64, ordered=True, eval="learned", weights="gen1", infer=4)
+                      max_depth=64, ordered=True, eval="learned", weights="gen1", infer=4,
+                      revealed=True)
 #: The ``engine`` agent once the draw pile is empty: each deal searched by iterative deepening
 #: (every chance outcome, the learned evaluation at the horizon) within an equal share of
 #: 150,000 nodes, so that it sees the other side's replies, the repetitions among them.
 ENGINE_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, rollouts=0,
-                          max_depth=64, eval="learned", weights="gen1", infer=4)
+                          max_depth=64, eval="learned", weights="gen1", infer=4,
+                          revealed=True)
 #: ``engine1``: the engine as it stood before the learned values of its own games (flat
 #: Monte Carlo in the draw phase: each root move, then one compiled greedy playout, up to
 #: 2,048 deals or 800,000 nodes; the endgame as above with the network learned from greedy
@@ -147,12 +149,9 @@ ENGINE1_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, r
 #: search with twice the deals and four times the nodes (each deal searched deeper), its
 #: two-player figures through the calibration map ``gen1`` (``sample/calibration.py``,
 #: fitted on the outcomes of 310 games of the engine against itself).
-#: Its history meets the repetitions after revealed cards too (``revealed``), as RULES.md's
-#: figures need.
-HINT = ENGINE.with_(determinizations=48, nodes=640_000, calibration="gen1", revealed=True)
+HINT = ENGINE.with_(determinizations=48, nodes=640_000, calibration="gen1")
 #: The same once the draw pile is empty.
-HINT_END = ENGINE_END.with_(determinizations=32, nodes=600_000, calibration="gen1",
-                            revealed=True)
+HINT_END = ENGINE_END.with_(determinizations=32, nodes=600_000, calibration="gen1")
 #: ``palace analyze`` and the hints before the values learned from the engine's games
 #: (four times ENGINE1's budget), frozen: the "before" of the calibration benchmark.
 HINT1 = ENGINE1.with_(determinizations=8192, nodes=3_200_000)
