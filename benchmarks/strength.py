@@ -45,6 +45,9 @@ CONTEMPT = "engine:contempt=0.1:end_contempt=0.1"
 #: generation 1 whose history also meets the positions from before the other side showed
 #: cards (drawsearch.SearchConfig.revealed), in both phases: RESULTS-strength.md's r1 rows
 REVEALED = "engine:revealed=1:end_revealed=1"
+#: generation 1 that plays the best play rather than a pickup at most 0.05 better, in both
+#: phases (method_bots.progress_pick): the candidate of RESULTS-strength.md's p1 rows
+PROGRESS = "engine:pickup_margin=0.05"
 
 #: row -> (A, B, players, kind, starts asked)
 ROWS = {
@@ -92,11 +95,19 @@ ROWS = {
     "r1-engine": (REVEALED, "engine", 2, "full", 500),
     "r1-server_ismcts": (REVEALED, "server_ismcts", 2, "full", 500),
     "r1-mos_uct": (REVEALED, "mos_uct", 2, "full", 500),
+    # Progress over near pickups (RESULTS-strength.md, Where the draws come from): on the
+    # starts of r1-server_ismcts (paired by start with it), against today's engine (the
+    # rows that decide), then on the starts of g1-greedy; starts fixed before the first
+    # game, run in this order.
+    "p1-server_ismcts": (PROGRESS, "server_ismcts", 2, "full", 500),
+    "p1-engine": (PROGRESS, "engine", 2, "full", 500),
+    "p1-greedy": (PROGRESS, "greedy", 2, "full", 500),
 }
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
-BEFORE_GEN1 = {row for row in ROWS if not row.startswith(("g1-", "g2-", "c1-", "r1-"))}
+BEFORE_GEN1 = {row for row in ROWS
+               if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-"))}
 
 
 def _file(row):
@@ -116,6 +127,9 @@ def agent_budget(spec: str) -> dict:
                      "iterations", "seconds", "sims", "draw_limit"):
             if hasattr(part, attr):
                 out[f"{part.name}.{attr}"] = getattr(part, attr)
+        # only when set, so that the rows played before it existed still match their records
+        if getattr(part, "pickup_margin", 0):
+            out[f"{part.name}.pickup_margin"] = part.pickup_margin
     return out
 
 

@@ -7,7 +7,7 @@ import random
 import pytest
 from click.testing import CliRunner
 
-from palace_solver.agents.method_bots import HandTracker
+from palace_solver.agents.method_bots import HandTracker, progress_pick
 from palace_solver.agents.play import _sample
 from palace_solver.agents.registry import (
     AGENTS,
@@ -18,6 +18,7 @@ from palace_solver.agents.registry import (
     parse_agent,
 )
 from palace_solver.cli.main import cli
+from palace_solver.game.moves import Move
 from palace_solver.game.rules import Rules
 from palace_solver.game.state import PLAY_PHASE
 from palace_solver.jobs.match import (
@@ -103,14 +104,18 @@ def test_agents_by_name():
     assert (e.endgame.nodes, e.config.nodes, e.use_history) == (5000, 1000, True)
     assert make_agent("engine:end=flat").endgame is None
     assert make_agent("engine:history=0").use_history is False
+    assert (make_agent("engine").pickup_margin,
+            make_agent("engine:pickup_margin=0.05").pickup_margin) == (0.0, 0.05)
     for bad in ("engine:end=deeper", "engine:end=flat:end_nodes=9", "engine:end_bogus=1",
-                "engine:contempt=0.3", "engine:end_contempt=-0.1"):
+                "engine:contempt=0.3", "engine:end_contempt=-0.1",
+                "engine:pickup_margin=0.3", "engine:pickup_margin=-0.01"):
         with pytest.raises(AgentError):
             make_agent(bad)
 
 
 @pytest.mark.parametrize("spec", ["engine:nodes=2000", "engine_gd:nodes=2000",
                                   "engine:nodes=2000:contempt=0.1:end_contempt=0.1",
+                                  "engine:nodes=2000:pickup_margin=0.05",
                                   "engine_det:nodes=2000",
                                   "hint:seconds=0.2", "rollout:seconds=0.05", "det:samples=2",
                                   "ismcts:iterations=10", "greedy", "lowest", "random"])
@@ -128,6 +133,18 @@ def test_each_agent_plays_legal_moves(spec):
         m = agent.choose(s, rng)
         assert m in s.legal_moves()
         tracker.apply(s, m)
+
+
+def test_progress_pick_gives_a_near_pickup_up_for_the_best_play_and_nothing_else():
+    pick, p3, p5, k = Move.pickup(), Move.play(3, 1), Move.play(5, 1), Move.play(13, 2)
+    vals = [(pick, [0.60, 0.40]), (p3, [0.45, 0.55]), (p5, [0.43, 0.57]), (k, [0.30, 0.70])]
+    # the mover is seat 1: pickup 0.40 is best; 5 (0.57) and 3 (0.55) are within 0.2 of it
+    assert progress_pick(vals, 1, 0.2) == [(p3, [0.45, 0.55]), (p5, [0.43, 0.57])]
+    assert progress_pick(vals, 1, 0.1) == vals          # no play within 0.1: pickup stays
+    assert progress_pick(vals, 1, 0.0) == vals          # off
+    # a play best already: untouched, whatever the margin
+    assert progress_pick(vals, 0, 0.25) == vals
+    assert progress_pick([(pick, [0.5, 0.5])], 0, 0.25) == [(pick, [0.5, 0.5])]
 
 
 def test_engine_det_hands_over_to_det_when_the_draw_pile_is_empty():

@@ -66,3 +66,11 @@ def test_every_rows_agents_can_be_recorded():
     for name in sorted(names):
         rec = strength.agent_budget(name)
         assert rec["name"] == name and json.loads(json.dumps(rec)) == rec
+
+
+def test_a_pickup_margin_is_recorded_only_where_it_is_set():
+    # the rows played before the margin existed must still match their records on resume
+    strength = load_script("benchmarks/strength.py")
+    rec = strength.agent_budget(strength.PROGRESS)
+    assert rec[f"{strength.PROGRESS}.pickup_margin"] == 0.05
+    assert not any(k.endswith("pickup_margin") for k in strength.agent_budget("engine"))

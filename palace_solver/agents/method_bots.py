@@ -38,7 +38,7 @@ import random
 import time
 
 from ..game.cards import NRANK, RANKS
-from ..game.moves import Move
+from ..game.moves import PICKUP, Move
 from ..game.position import Position
 from ..game.state import PLAY_PHASE, State
 from ..sample.drawsearch import ENGINE, SearchConfig, decide, move_means, state_view
@@ -47,7 +47,7 @@ from ..sample.policies import GreedyBot
 from ..solve.engine import compiled
 
 __all__ = ["DetBot", "HandTracker", "IsmctsBot", "METHOD_BOTS", "OBSERVED", "SearchBot",
-           "observations", "view_position"]
+           "observations", "progress_pick", "view_position"]
 
 #: Loss differences below this count as ties (broken by the greedy bot's choice).
 TIE = 1e-9
@@ -185,6 +185,23 @@ def observations(state: State, me: int, tracker: HandTracker | None, per_player:
     return out
 
 
+def progress_pick(moves_vals, mover: int, margin: float):
+    """The moves left once a pickup is no longer chosen over a play within ``margin`` of
+    it: when the best move (lowest loss of ``mover``) is a pickup and some other move's loss
+    is at most ``margin`` above it, only those other moves stay (the best of them is then
+    played); else every move stays. Why: against sides that also pick up, a pickup chosen
+    for a small edge of the learned values makes another long stretch of the game, and most
+    of those end drawn (benchmarks/RESULTS-strength.md, Where the draws come from)."""
+    if margin <= 0 or not moves_vals:
+        return moves_vals
+    best_move, best = min(moves_vals, key=lambda mv: mv[1][mover])
+    if best_move.kind != PICKUP:
+        return moves_vals
+    plays = [(m, v) for m, v in moves_vals
+             if m.kind != PICKUP and v[mover] <= best[mover] + margin]
+    return plays or moves_vals
+
+
 def _greedy_pick(state: State, moves_vals, mover: int, rng):
     """The best move; ties within TIE go to greedy's choice, else legal order."""
     best = min(v[mover] for _, v in moves_vals)
@@ -298,16 +315,22 @@ class SearchBot(_Base):
     choice). ``draw_limit``: play greedy while the draw pile holds more cards (None: search
     always; the ablation of the strength benchmark). ``endgame``: the configuration once the
     draw pile is empty (None: ``config``). ``use_history``: give the search the positions
-    already played that can come back (:meth:`history_views`), from the tracker."""
+    already played that can come back (:meth:`history_views`), from the tracker.
+    ``pickup_margin``: a pickup gives way to a play whose loss is within this much of it
+    (:func:`progress_pick`; 0: the best move, as ``engine`` plays)."""
 
     name = "engine"
 
     def __init__(self, seed: int = 0, config: SearchConfig = ENGINE,
                  draw_limit: int | None = None, seconds: float | None = None,
-                 endgame: SearchConfig | None = None, use_history: bool = True):
+                 endgame: SearchConfig | None = None, use_history: bool = True,
+                 pickup_margin: float = 0.0):
         super().__init__(seed, draw_limit)
+        if not 0.0 <= pickup_margin <= 0.25:
+            raise ValueError(f"pickup_margin {pickup_margin} is outside [0, 0.25]")
         self.config, self.seconds = config, seconds
         self.endgame, self.use_history = endgame, use_history
+        self.pickup_margin = pickup_margin
         self.stats.update(nodes=0, depth=0)
         self._views: dict = {}
         #: the mover's mean loss for the move of the last searched decision (else None)
@@ -351,7 +374,7 @@ class SearchBot(_Base):
         self.stats["nodes"] += raw["nodes"] + raw["playout_steps"]
         self.stats["depth"] += max(raw["depth"])
         self.stats["seconds"] += time.perf_counter() - t0
-        move = _greedy_pick(state, vals, me, rng)
+        move = _greedy_pick(state, progress_pick(vals, me, self.pickup_margin), me, rng)
         self.last_figure = dict(vals)[move][me]
         return move
 

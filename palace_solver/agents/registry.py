@@ -39,7 +39,9 @@ searches without the game's history, ``draw_limit``; ``budget=4`` multiplies the
 budgets of both phases, ``engine:budget=0.25`` divides them;
 ``engine:contempt=0.1:end_contempt=0.1`` counts a repetition 0.1 worse than a draw for the
 agent's own seat; ``engine:revealed=0:end_revealed=0`` no longer meets the history's
-positions from before another player showed cards, as before the r1 rows), ``os_ismcts:sims=100``,
+positions from before another player showed cards, as before the r1 rows;
+``engine:pickup_margin=0.05`` plays the best play rather than a pickup that is at most 0.05
+better, in both phases), ``os_ismcts:sims=100``,
 ``det:samples=16``, ``ismcts:iterations=400``, ``rollout:seconds=2``, ``hint:seconds=1``,
 ``server_ismcts:sims=1000:c=0.7:grow=1``, ``mos_uct:nodes=513:c=2:cap=1000:policy=robust``.
 
@@ -152,7 +154,8 @@ def _scaled(cfg, budget):
     return cfg if budget == 1 else cfg.with_(nodes=max(1, round(cfg.nodes * budget)))
 
 
-def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1, **kw):
+def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1,
+            pickup_margin=0.0, **kw):
     if end not in ("deep", "flat"):
         raise TypeError(f"end={end!r}: deep or flat")
     endgame = ENGINE_END if end == "deep" else None
@@ -163,7 +166,7 @@ def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1
         endgame = endgame.with_(**end_kw)
     return SearchBot(seed, _scaled(ENGINE.with_(**kw), budget), draw_limit=draw_limit,
                      seconds=seconds, endgame=endgame and _scaled(endgame, budget),
-                     use_history=bool(history))
+                     use_history=bool(history), pickup_margin=float(pickup_margin))
 
 
 def _engine1(seed, draw_limit=None, seconds=None, **kw):
