@@ -2,6 +2,7 @@
 
     python benchmarks/strength.py run ROW [--starts N] [--jobs J]   # one row, resumable
     python benchmarks/strength.py plan --prefix g1- [--jobs J]     # those rows in order
+    python benchmarks/strength.py queue [--jobs J]                  # QUEUE's rows in order
     python benchmarks/strength.py report                            # every row's file so far
     python benchmarks/strength.py compare ROW ROW                   # paired by start
     python benchmarks/strength.py speed                             # decisions/s, nodes/s, eval
@@ -103,6 +104,14 @@ ROWS = {
     "p1-engine": (PROGRESS, "engine", 2, "full", 500),
     "p1-greedy": (PROGRESS, "greedy", 2, "full", 500),
 }
+
+#: The order the rows still short of their starts are played in (``strength.py queue``),
+#: across plans: each row's place was set before its first game, as RESULTS-strength.md
+#: says for each of them (the p1 rows after g1-x4-engine1 and before the rest of the g1
+#: plan; c1-engine, which decides nothing, last). A new session restarts it all with one
+#: command; complete rows are skipped.
+QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "g1-hint-engine",
+         "g1-greedy-3p", "g1-engine1-3p", "c1-engine")
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
@@ -291,8 +300,9 @@ def replace_table(text: str, prefix: str, table: str) -> str:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("run", "plan", "report", "compare", "speed"),
+    ap.add_argument("what", choices=("run", "plan", "queue", "report", "compare", "speed"),
                     help="plan: run every row named --prefix in order, each to its starts; "
+                    "queue: the rows of QUEUE in its order, each to its starts; "
                     "compare ROW ROW: the first's score minus the second's, paired by start")
     ap.add_argument("row", nargs="?", choices=list(ROWS))
     ap.add_argument("other", nargs="?", choices=list(ROWS), help="compare: the second row")
@@ -314,6 +324,11 @@ def main(argv=None):
             ap.error("plan needs --prefix (g1-)")
         for row in ROWS:
             if row.startswith(args.prefix) and not _complete(row):
+                print(f"{row}: playing", file=sys.stderr)
+                print(json.dumps(run(row, None, args.jobs)))
+    elif args.what == "queue":
+        for row in QUEUE:
+            if not _complete(row):
                 print(f"{row}: playing", file=sys.stderr)
                 print(json.dumps(run(row, None, args.jobs)))
     elif args.what == "compare":

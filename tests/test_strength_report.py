@@ -74,3 +74,16 @@ def test_a_pickup_margin_is_recorded_only_where_it_is_set():
     rec = strength.agent_budget(strength.PROGRESS)
     assert rec[f"{strength.PROGRESS}.pickup_margin"] == 0.05
     assert not any(k.endswith("pickup_margin") for k in strength.agent_budget("engine"))
+
+
+def test_the_queue_names_rows_once_and_keeps_each_plans_order():
+    strength = load_script("benchmarks/strength.py")
+    q = strength.QUEUE
+    assert len(set(q)) == len(q) and set(q) <= set(strength.ROWS)
+    order = list(strength.ROWS)
+    for prefix in ("g1-", "p1-"):
+        mine = [r for r in q if r.startswith(prefix)]
+        assert mine == sorted(mine, key=order.index)
+    # every p1 row is queued, and before the g1 rows it was fixed to precede
+    assert {r for r in strength.ROWS if r.startswith("p1-")} <= set(q)
+    assert max(q.index(r) for r in q if r.startswith("p1-")) < q.index("g1-hint-engine")
