@@ -49,6 +49,10 @@ REVEALED = "engine:revealed=1:end_revealed=1"
 #: generation 1 that plays the best play rather than a pickup at most 0.05 better, in both
 #: phases (method_bots.progress_pick): the candidate of RESULTS-strength.md's p1 rows
 PROGRESS = "engine:pickup_margin=0.05"
+#: generation 1 whose draw-phase search no longer fixes the draw pile's order per deal:
+#: each refill is a chance node, two draws of the pool kept per node (SearchConfig.ordered,
+#: chance_width): the candidate of RESULTS-strength.md's e1 rows
+UNORDERED = "engine:ordered=0:chance_width=2"
 
 #: row -> (A, B, players, kind, starts asked)
 ROWS = {
@@ -103,6 +107,14 @@ ROWS = {
     "p1-server_ismcts": (PROGRESS, "server_ismcts", 2, "full", 500),
     "p1-engine": (PROGRESS, "engine", 2, "full", 500),
     "p1-greedy": (PROGRESS, "greedy", 2, "full", 500),
+    # A search that does not see the draw pile's order (RESULTS-strength.md, The draw
+    # pile's order): against today's engine (the row that decides), then on the starts of
+    # r1-server_ismcts (paired by start with it); starts fixed before the first game, run
+    # in this order. e1-x4-e1, the budget row of the candidate, is played only if the
+    # candidate becomes engine.
+    "e1-engine": (UNORDERED, "engine", 2, "full", 500),
+    "e1-server_ismcts": (UNORDERED, "server_ismcts", 2, "full", 500),
+    "e1-x4-e1": (UNORDERED + ":budget=4", UNORDERED, 2, "full", 200),
 }
 
 #: The order the rows still short of their starts are played in (``strength.py queue``),
@@ -110,13 +122,13 @@ ROWS = {
 #: says for each of them (the p1 rows after g1-x4-engine1 and before the rest of the g1
 #: plan; c1-engine, which decides nothing, last). A new session restarts it all with one
 #: command; complete rows are skipped.
-QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "g1-hint-engine",
-         "g1-greedy-3p", "g1-engine1-3p", "c1-engine")
+QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engine",
+         "e1-server_ismcts", "g1-hint-engine", "g1-greedy-3p", "g1-engine1-3p", "c1-engine")
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
 BEFORE_GEN1 = {row for row in ROWS
-               if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-"))}
+               if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-"))}
 
 
 def _file(row):
