@@ -3,6 +3,7 @@
     python benchmarks/calibration.py run RUN --which before|after [--first F] [--games N]
     python benchmarks/calibration.py report FILE [FILE ...] [--raw]
     python benchmarks/calibration.py fit FILE [FILE ...] --name NAME
+    python benchmarks/calibration.py pair FILE [FILE ...] --vs FILE [FILE ...] [--raw]
 
 RULES.md promises, for each move, the probability that the mover loses when every player
 then plays to minimise their own loss. The engine playing every seat is this project's
@@ -19,7 +20,11 @@ stood before the values learned from the engine's games (``HINT1``, ``HINT1_END`
 ``sample/drawsearch.py``; in exact mode the depth-limited fallback with the card count at
 its horizon), ``after`` today's ``palace analyze``. Both give the exact solver the
 positions where every hand is known and the draw pile is empty, with the hints' time
-budget (2 s). One batch task a game, resumable, games F .. F+N-1 of the run in
+budget (2 s). ``--which unordered`` is ``after`` with a draw-phase search that does not fix
+the draw pile's order per deal (each refill a chance node, two draws kept per node: the
+candidate of RESULTS-strength.md's e1 rows), on the decisions while the draw pile holds
+cards only (once it is empty there is no order to see, and the figures are ``after``'s).
+One batch task a game, resumable, games F .. F+N-1 of the run in
 ``benchmarks/results/calibration/RUN-WHICH-FFFF.jsonl`` (a run's games arrive over hours:
 one file per block of games, and ``report`` reads them all).
 
@@ -28,6 +33,11 @@ and the mean outcome; the bias (mean figure minus mean outcome) overall and whil
 pile holds cards or not; and the Brier skill against a constant 1/n (n players), each
 with a 95% interval by bootstrap over games; ``--raw`` the search's figures before the
 calibration map (``palace_solver/sample/calibration.py``).
+
+``pair`` compares two sets of files on the decisions both hold (the same game and
+decision): the first's bias and Brier skill minus the second's, overall and per phase,
+with 95% intervals by bootstrap over games (``--raw``: the search's figures before the
+map, in both).
 
 ``fit`` fits that map on the search's decisions of ``after`` files (held-out games, never
 trained on), writes ``palace_solver/data/calibration-NAME.json`` with the files' digests
@@ -58,7 +68,7 @@ from palace_solver.learn.calibration import fit_map, search_rows  # noqa: E402
 from palace_solver.learn.calibration import read_rows as load_rows  # noqa: E402
 from palace_solver.sample.calibration import (  # noqa: E402
     BANDS, CalibrationMap, calibration_path, load_map)
-from palace_solver.sample.drawsearch import HINT1, HINT1_END, analyze_search  # noqa: E402
+from palace_solver.sample.drawsearch import HINT, HINT1, HINT1_END, analyze_search  # noqa: E402
 from palace_solver.sample.stats import group_bootstrap, group_sums, percentile_ci  # noqa: E402
 from palace_solver.solve.solver import solve_exact  # noqa: E402
 
@@ -69,12 +79,20 @@ OUT = Path(__file__).resolve().parent / "results" / "calibration"
 ROOT = Path(__file__).resolve().parent.parent
 #: the hints' time budget (palace live), seconds
 SECONDS = 2.0
+#: ``--which unordered``: the hints' draw-phase search without the draw pile's order
+UNORDERED = HINT.with_(ordered=False, chance_width=2)
 
 
-def figure(pos, history, which: str) -> tuple[dict, str, dict | None]:
+def figure(pos, history, which: str) -> tuple[dict, str, dict | None] | None:
     """Each legal move's loss figure for the mover, the method that gave them, and the
-    search's figures before the calibration map (None without one)."""
-    if which == "before" and not is_exact_mode(pos):
+    search's figures before the calibration map (None without one); None where ``which``
+    does not analyse the position (``unordered`` once the draw pile is empty)."""
+    if which == "unordered":
+        if pos.draw_pile == 0:
+            return None
+        a = analyze_search(pos, config=UNORDERED, time_budget=SECONDS, seed=0,
+                           history=history)
+    elif which == "before" and not is_exact_mode(pos):
         a = analyze_search(pos, config=HINT1 if pos.draw_pile > 0 else HINT1_END,
                            time_budget=SECONDS, seed=0, history=history)
     elif which == "before":   # the depth-limited fallback with the card count, as it was
@@ -102,8 +120,10 @@ def calib_task(task: dict) -> dict:
             continue
         me = state.to_move
         pos = view_position(state, me, tracker).validate()
-        figs, method, raw = figure(pos, history_positions(state, me, tracker),
-                                   task["which"])
+        got = figure(pos, history_positions(state, me, tracker), task["which"])
+        if got is None:
+            continue
+        figs, method, raw = got
         rows.append({"k": k, "draw": state.draw_pile, "figure": figs[str(move)],
                      "best": min(figs.values()), "outcome": rec["loss"][me],
                      "method": method, "n": rec["n"],
@@ -203,6 +223,64 @@ def fit(args) -> None:
     print(out, file=sys.stderr)
 
 
+def paired(rows_a, rows_b, boot: int = 1000, seed: int = 0) -> dict:
+    """A's bias and Brier skill minus B's on the decisions both hold (keyed by game and
+    decision number), overall and per phase, each with a 95% interval by bootstrap over
+    games (the same resampled games for both)."""
+    b_at = {(g, r["k"]): r for g, r in rows_b}
+    both = [(g, r, b_at[(g, r["k"])]) for g, r in rows_a if (g, r["k"]) in b_at]
+    if not both:
+        raise SystemExit("pair: no decision is in both sets of files")
+    games = np.array([g for g, _, _ in both])
+    fa = np.array([r["figure"] for _, r, _ in both])
+    fb = np.array([r["figure"] for _, _, r in both])
+    out = np.array([r["outcome"] for _, r, _ in both])
+    base = np.array([1.0 / r["n"] for _, r, _ in both])
+    draw = np.array([r["draw"] > 0 for _, r, _ in both])
+    rng = np.random.default_rng(seed)
+    inverse, counts = group_bootstrap(games, boot, rng)
+
+    def part(select):
+        def total(v):
+            return counts @ group_sums(inverse, np.where(select, v, 0.0), counts.shape[1])
+        n, ref = total(np.ones(len(fa))), total((base - out) ** 2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dbias = (total(fa - out) - total(fb - out)) / n
+            dskill = (total((fb - out) ** 2) - total((fa - out) ** 2)) / ref
+        a = _stats(fa[select], out[select], base[select])
+        b = _stats(fb[select], out[select], base[select])
+        ok = n > 0
+        return {"decisions": int(select.sum()), "a": list(a), "b": list(b),
+                "bias_difference": a[0] - b[0],
+                "bias_difference_ci95": percentile_ci(dbias[ok]),
+                "skill_difference": a[1] - b[1],
+                "skill_difference_ci95": percentile_ci(dskill[ok])}
+    parts = {"all": np.ones(len(fa), bool), "draw_pile": draw, "no_draw_pile": ~draw}
+    return {"games": int(len(np.unique(games))),
+            **{k: part(v) for k, v in parts.items() if v.any()}}
+
+
+def pair(args) -> None:
+    def rows(files):
+        got = load_rows(files)
+        return [(g, {**r, "figure": r.get("raw", r["figure"])}) for g, r in got] \
+            if args.raw else got
+    s = paired(rows(args.files), rows(args.vs))
+    print(f"{s['games']} games")
+    for name in ("all", "draw_pile", "no_draw_pile"):
+        if name not in s:
+            continue
+        p = s[name]
+        lo, hi = p["skill_difference_ci95"]
+        blo, bhi = p["bias_difference_ci95"]
+        print(f"{name}: {p['decisions']} decisions, Brier skill {p['a'][1]:+.3f} against "
+              f"{p['b'][1]:+.3f}, difference {p['skill_difference']:+.3f} [{lo:+.3f}, "
+              f"{hi:+.3f}]; bias {p['a'][0]:+.4f} against {p['b'][0]:+.4f}, difference "
+              f"{p['bias_difference']:+.4f} [{blo:+.4f}, {bhi:+.4f}]")
+    if args.json:
+        print(json.dumps(s, indent=1))
+
+
 def report(args) -> None:
     rows = load_rows(args.files)
     if args.raw or args.map:
@@ -233,7 +311,7 @@ def main(argv=None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
     r.add_argument("run")
-    r.add_argument("--which", choices=("before", "after"), required=True)
+    r.add_argument("--which", choices=("before", "after", "unordered"), required=True)
     r.add_argument("--first", type=int, default=0, help="the run's first game number")
     r.add_argument("--games", type=int, default=50, help="games from --first (one file)")
     r.add_argument("--keep", type=float, default=0.12)
@@ -250,8 +328,15 @@ def main(argv=None) -> int:
     f.add_argument("files", nargs="+")
     f.add_argument("--name", required=True, help="the map's name (palace_solver/data/"
                                                  "calibration-NAME.json)")
+    q = sub.add_parser("pair", help="the first files' bias and skill minus those of --vs, "
+                                    "on the decisions both hold")
+    q.add_argument("files", nargs="+")
+    q.add_argument("--vs", nargs="+", required=True)
+    q.add_argument("--raw", action="store_true",
+                   help="the search's figures before the calibration map, in both")
+    q.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    {"run": run, "report": report, "fit": fit}[args.cmd](args)
+    {"run": run, "report": report, "fit": fit, "pair": pair}[args.cmd](args)
     return 0
 
 

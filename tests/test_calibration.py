@@ -17,6 +17,8 @@ from palace_solver.sample.calibration import BANDS, CERTAIN, CalibrationMap, ban
 from palace_solver.sample.drawsearch import HINT, HINT_END, analyze_search
 from palace_solver.solve.results import ties
 
+from scripts import load_script
+
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted((ROOT / "palace_solver" / "data").glob("calibration-*.json"))
 TWO = ("standard | me: 4 9 Q / A K 8 / 3 ; bob: ?3 / 2 J 6 / 3 | pile 3 5 | draw 32 | "
@@ -139,3 +141,45 @@ def test_the_analysis_uses_a_shipped_map():
     assert SHIPPED, "no calibration map is shipped"
     names = {p.name.removeprefix("calibration-").removesuffix(".json") for p in SHIPPED}
     assert HINT.calibration in names and HINT_END.calibration in names
+
+
+def _decisions(seed, games=30, per_game=8):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g in range(games):
+        out = float(rng.choice([0.0, 0.5, 1.0]))
+        for k in range(per_game):
+            rows.append((g, {"k": k, "draw": int(rng.integers(0, 3)) * 10, "n": 2,
+                             "outcome": out, "figure": float(rng.uniform(0.05, 0.95))}))
+    return rows
+
+
+def test_pairing_a_set_with_itself_changes_nothing():
+    calib = load_script("benchmarks/calibration.py")
+    rows = _decisions(1)
+    s = calib.paired(rows, rows, boot=200)
+    for part in ("all", "draw_pile", "no_draw_pile"):
+        assert s[part]["skill_difference"] == 0.0 and s[part]["bias_difference"] == 0.0
+        assert s[part]["skill_difference_ci95"] == pytest.approx([0.0, 0.0], abs=1e-12)
+
+
+def test_pairing_scores_each_side_on_the_decisions_both_hold():
+    calib = load_script("benchmarks/calibration.py")
+    base = [(g, r) for g, r in _decisions(2) if r["outcome"] != 0.5]
+    perfect = [(g, {**r, "figure": r["outcome"]}) for g, r in base]
+    constant = [(g, {**r, "figure": 0.5}) for g, r in base]
+    # decisions only the first side holds are left out, whatever their figures
+    extra = [(g, {**r, "k": r["k"] + 100, "figure": 1.0 - r["outcome"]}) for g, r in base]
+    s = calib.paired(perfect + extra, constant, boot=200)
+    assert s["all"]["decisions"] == len(base)
+    assert s["all"]["a"][1] == pytest.approx(1.0) and s["all"]["b"][1] == pytest.approx(0.0)
+    assert s["all"]["skill_difference"] == pytest.approx(1.0)
+    assert s["all"]["skill_difference_ci95"] == pytest.approx([1.0, 1.0])
+    out = np.array([r["outcome"] for _, r in base])
+    assert s["all"]["bias_difference"] == pytest.approx(-float(np.mean(0.5 - out)))
+
+
+def test_the_unordered_run_is_the_hints_search_without_the_draw_order():
+    calib = load_script("benchmarks/calibration.py")
+    assert HINT.ordered and not calib.UNORDERED.ordered and calib.UNORDERED.chance_width == 2
+    assert calib.UNORDERED.with_(ordered=True, chance_width=HINT.chance_width) == HINT
