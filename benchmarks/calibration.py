@@ -37,7 +37,7 @@ calibration map (``palace_solver/sample/calibration.py``).
 ``pair`` compares two sets of files on the decisions both hold (the same game and
 decision): the first's bias and Brier skill minus the second's, overall and per phase,
 with 95% intervals by bootstrap over games (``--raw``: the search's figures before the
-map, in both).
+map, in both; ``--map NAME``: the first files' search figures through that map).
 
 ``fit`` fits that map on the search's decisions of ``after`` files (held-out games, never
 trained on), writes ``palace_solver/data/calibration-NAME.json`` with the files' digests
@@ -260,12 +260,22 @@ def paired(rows_a, rows_b, boot: int = 1000, seed: int = 0) -> dict:
             **{k: part(v) for k, v in parts.items() if v.any()}}
 
 
+def remapped(rows, name: str):
+    """``rows`` with the search's own figures put through the map ``name`` (the map is a
+    function of the search's figure and the draw pile: two-player search rows only)."""
+    cmap = load_map(name)
+    return [(g, {**r, "figure": cmap.mover_loss(r.get("raw", r["figure"]), r["draw"])})
+            if r["method"] == "search" and r["n"] == 2 else (g, r) for g, r in rows]
+
+
 def pair(args) -> None:
-    def rows(files):
+    def rows(files, name=""):
         got = load_rows(files)
+        if name:
+            return remapped(got, name)
         return [(g, {**r, "figure": r.get("raw", r["figure"])}) for g, r in got] \
             if args.raw else got
-    s = paired(rows(args.files), rows(args.vs))
+    s = paired(rows(args.files, args.map), rows(args.vs))
     print(f"{s['games']} games")
     for name in ("all", "draw_pile", "no_draw_pile"):
         if name not in s:
@@ -285,10 +295,8 @@ def report(args) -> None:
     rows = load_rows(args.files)
     if args.raw or args.map:
         rows = [(g, {**r, "figure": r.get("raw", r["figure"])}) for g, r in rows]
-    if args.map:        # the map is a function of the search's figure and the draw pile
-        cmap = load_map(args.map)
-        rows = [(g, {**r, "figure": cmap.mover_loss(r["figure"], r["draw"])})
-                if r["method"] == "search" and r["n"] == 2 else (g, r) for g, r in rows]
+    if args.map:
+        rows = remapped(rows, args.map)
     s = summary(rows)
     print(f"{s['games']} games")
     print("| decile | count | mean figure | mean outcome |\n|---|---|---|---|")
@@ -298,6 +306,9 @@ def report(args) -> None:
         print(f"| {d['decile'][0]:.1f}-{d['decile'][1]:.1f} | {d['count']} | {mf} | {mo} |")
     for part in ("all", "draw_pile", "no_draw_pile"):
         p = s[part]
+        if not p["decisions"]:
+            print(f"{part}: no decisions")
+            continue
         print(f"{part}: {p['decisions']} decisions, bias {p['bias']:+.4f} "
               f"[{p['bias_ci95'][0]:+.4f}, {p['bias_ci95'][1]:+.4f}], Brier skill "
               f"{p['brier_skill']:+.3f} [{p['brier_skill_ci95'][0]:+.3f}, "
@@ -334,6 +345,8 @@ def main(argv=None) -> int:
     q.add_argument("--vs", nargs="+", required=True)
     q.add_argument("--raw", action="store_true",
                    help="the search's figures before the calibration map, in both")
+    q.add_argument("--map", default="", help="the first files' search figures through this "
+                                             "map instead of the one their run applied")
     q.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     {"run": run, "report": report, "fit": fit, "pair": pair}[args.cmd](args)
