@@ -120,10 +120,11 @@ ROWS = {
 #: The order the rows still short of their starts are played in (``strength.py queue``),
 #: across plans: each row's place was set before its first game, as RESULTS-strength.md
 #: says for each of them (the p1 rows after g1-x4-engine1 and before the rest of the g1
-#: plan; c1-engine, which decides nothing, last). A new session restarts it all with one
-#: command; complete rows are skipped.
+#: plan; c1-engine, which decides nothing, after them; e1-server_ismcts, begun before
+#: e1-engine's end and deciding nothing once e1-engine had kept engine as it was, last).
+#: A new session restarts it all with one command; complete rows are skipped.
 QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engine",
-         "e1-server_ismcts", "g1-hint-engine", "g1-greedy-3p", "g1-engine1-3p", "c1-engine")
+         "g1-hint-engine", "g1-greedy-3p", "g1-engine1-3p", "c1-engine", "e1-server_ismcts")
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.

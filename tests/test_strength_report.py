@@ -87,7 +87,8 @@ def test_the_queue_names_rows_once_and_keeps_each_plans_order():
     # every p1 row is queued, and before the g1 rows it was fixed to precede
     assert {r for r in strength.ROWS if r.startswith("p1-")} <= set(q)
     assert max(q.index(r) for r in q if r.startswith("p1-")) < q.index("g1-hint-engine")
-    # the two e1 rows that decide come before the g1 rows not yet complete; the candidate's
-    # budget row is queued only once the candidate has become engine
-    assert max(q.index(r) for r in ("e1-engine", "e1-server_ismcts")) < q.index("g1-hint-engine")
-    assert "e1-x4-e1" not in q
+    # the e1 row that decides comes before the g1 rows not yet complete; the candidate's
+    # budget row is queued only if the candidate becomes engine (it did not), and the
+    # peer row, deciding nothing, is played last
+    assert q.index("e1-engine") < q.index("g1-hint-engine")
+    assert "e1-x4-e1" not in q and q[-1] == "e1-server_ismcts"
