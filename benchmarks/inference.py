@@ -1,6 +1,7 @@
 """How much the inference of hidden cards knows: the true hands against the deals it draws.
 
     python benchmarks/inference.py [--run gen0-train] [--first 110] [--games 40] [--weights gen1]
+                                   [--temp 1.0]
 
 For every decision of the games ``first .. first + games - 1`` of a self-play run (games
 the generation's policy model was not fitted on), as the mover saw it (its own hand, what
@@ -11,6 +12,8 @@ given a rank distribution: the mean over the candidates, weighted (inference) or
 uniform deals without inference: the same candidates, equal weights). The score is the
 mean log-likelihood of the true cards' ranks, inference minus uniform, in nats per hidden
 card: above 0, the weighted deals put more mass on the hands the players really held.
+``--temp`` multiplies the log-weights (``SearchConfig.infer_temp``: below 1 flattens them,
+for a policy model too sure of itself).
 Intervals: by bootstrap over games (the decisions of one game are not independent).
 """
 from __future__ import annotations
@@ -98,10 +101,12 @@ def main(argv=None) -> int:
     ap.add_argument("--first", type=int, default=110, help="first game (not trained on)")
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--weights", default="gen1", help="the generation whose policy model")
+    ap.add_argument("--temp", type=float, default=1.0, help="infer_temp of the weights")
     ap.add_argument("--output", default=str(provenance.RESULTS / "inference.json"))
     args = ap.parse_args(argv)
     rec = provenance.record()
-    cfg = CFG.with_(weights=args.weights)   # decide() loads the network and its policy model
+    # decide() loads the network and its policy model
+    cfg = CFG.with_(weights=args.weights, infer_temp=args.temp)
     games = [(g, r) for g, r in read_games(games_file(args.run))
              if args.first <= g < args.first + args.games]
     if len(games) < args.games:

@@ -53,6 +53,10 @@ PROGRESS = "engine:pickup_margin=0.05"
 #: each refill is a chance node, two draws of the pool kept per node (SearchConfig.ordered,
 #: chance_width): the candidate of RESULTS-strength.md's e1 rows
 UNORDERED = "engine:ordered=0:chance_width=2"
+#: generation 1 whose inference weighs the candidate deals by the policy model's likelihood
+#: to the power 0.5 (SearchConfig.infer_temp), in both phases: the candidate of
+#: RESULTS-strength.md's t1 rows
+TEMPERED = "engine:infer_temp=0.5:end_infer_temp=0.5"
 
 #: row -> (A, B, players, kind, starts asked)
 ROWS = {
@@ -115,6 +119,12 @@ ROWS = {
     "e1-engine": (UNORDERED, "engine", 2, "full", 500),
     "e1-server_ismcts": (UNORDERED, "server_ismcts", 2, "full", 500),
     "e1-x4-e1": (UNORDERED + ":budget=4", UNORDERED, 2, "full", 200),
+    # The inference's weights tempered (RESULTS-strength.md, Tempered inference): against
+    # today's engine (the row that decides), then, only if the candidate becomes engine,
+    # against the candidate without inference (the ablation for the new engine);
+    # starts fixed before the first game, run in this order.
+    "t1-engine": (TEMPERED, "engine", 2, "full", 500),
+    "t1-noinfer": (TEMPERED, TEMPERED + ":infer=0:end_infer=0", 2, "full", 500),
 }
 
 #: The order the rows still short of their starts are played in (``strength.py queue``),
@@ -124,12 +134,13 @@ ROWS = {
 #: e1-engine's end and deciding nothing once e1-engine had kept engine as it was, last).
 #: A new session restarts it all with one command; complete rows are skipped.
 QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engine",
-         "g1-hint-engine", "g1-greedy-3p", "g1-engine1-3p", "c1-engine", "e1-server_ismcts")
+         "g1-hint-engine", "t1-engine", "g1-greedy-3p", "g1-engine1-3p", "c1-engine",
+         "e1-server_ismcts")
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
 BEFORE_GEN1 = {row for row in ROWS
-               if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-"))}
+               if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-", "t1-"))}
 
 
 def _file(row):

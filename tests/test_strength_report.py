@@ -92,3 +92,7 @@ def test_the_queue_names_rows_once_and_keeps_each_plans_order():
     # peer row, deciding nothing, is played last
     assert q.index("e1-engine") < q.index("g1-hint-engine")
     assert "e1-x4-e1" not in q and q[-1] == "e1-server_ismcts"
+    # the t1 row that decides comes after the begun hint row and before the rows not yet
+    # begun; its ablation row only once the candidate has become engine
+    assert q.index("g1-hint-engine") < q.index("t1-engine") < q.index("g1-greedy-3p")
+    assert "t1-noinfer" not in q
