@@ -140,17 +140,21 @@ def _python_logw(view, hidden, cand, obs, me):
     return total
 
 
-def test_weights_are_the_likelihood_of_the_observed_moves(theta):
+@pytest.mark.parametrize("temp", [1.0, 0.5])
+def test_weights_are_the_likelihood_of_the_observed_moves(theta, temp):
+    # tempered (infer_temp T), a weight is the likelihood to the power T, normalised
     checked = 0
+    cfg = CFG.with_(infer_temp=temp)
     for s, me, tracker in _endgame_positions(5, seed=11):
         view, hidden = state_view(s, me, tracker.known)
         obs = _since_draws(observations(s, me, tracker))
         seed = 21
-        raw = decide(view, hidden, CFG, seed, observations=obs)
+        raw = decide(view, hidden, cfg, seed, observations=obs)
         w = raw["weights"]
         assert abs(sum(w) - 1) < 1e-9 and min(w) >= 0
-        logw = [_python_logw(view, hidden,
-                             E.determinize(view, hidden, E.candidate_seed(seed, c)), obs, me)
+        logw = [temp * _python_logw(view, hidden,
+                                    E.determinize(view, hidden, E.candidate_seed(seed, c)),
+                                    obs, me)
                 for c in range(len(w))]
         m = max(logw)
         z = sum(math.exp(x - m) for x in logw)
