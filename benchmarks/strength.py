@@ -121,10 +121,12 @@ ROWS = {
     "e1-x4-e1": (UNORDERED + ":budget=4", UNORDERED, 2, "full", 200),
     # The inference's weights tempered (RESULTS-strength.md, Tempered inference): against
     # today's engine (the row that decides), then, only if the candidate becomes engine,
-    # against the candidate without inference (the ablation for the new engine);
-    # starts fixed before the first game, run in this order.
+    # against the candidate without inference (the ablation for the new engine)
+    # and the candidate at four times its nodes against itself (the budget row); starts
+    # fixed before the first game, run in this order.
     "t1-engine": (TEMPERED, "engine", 2, "full", 500),
     "t1-noinfer": (TEMPERED, TEMPERED + ":infer=0:end_infer=0", 2, "full", 500),
+    "t1-x4-t1": (TEMPERED + ":budget=4", TEMPERED, 2, "full", 500),
 }
 
 #: The order the rows still short of their starts are played in (``strength.py queue``),

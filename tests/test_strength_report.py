@@ -95,4 +95,4 @@ def test_the_queue_names_rows_once_and_keeps_each_plans_order():
     # the t1 row that decides comes after the begun hint row and before the rows not yet
     # begun; its ablation row only once the candidate has become engine
     assert q.index("g1-hint-engine") < q.index("t1-engine") < q.index("g1-greedy-3p")
-    assert "t1-noinfer" not in q
+    assert "t1-noinfer" not in q and "t1-x4-t1" not in q
