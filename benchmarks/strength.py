@@ -136,8 +136,11 @@ ROWS = {
 #: e1-engine's end and deciding nothing once e1-engine had kept engine as it was, last).
 #: A new session restarts it all with one command; complete rows are skipped.
 QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engine",
-         "g1-hint-engine", "t1-engine", "g1-greedy-3p", "g1-engine1-3p", "c1-engine",
-         "e1-server_ismcts")
+         "g1-hint-engine", "t1-engine")
+#: Rows queued only once the row before them has decided what ``engine`` is: the queue stops
+#: after ``t1-engine`` so that no row is begun with an engine its rule may replace (with the
+#: candidate: t1-noinfer and t1-x4-t1 first).
+AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "c1-engine", "e1-server_ismcts")
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.

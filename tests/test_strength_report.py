@@ -91,8 +91,11 @@ def test_the_queue_names_rows_once_and_keeps_each_plans_order():
     # budget row is queued only if the candidate becomes engine (it did not), and the
     # peer row, deciding nothing, is played last
     assert q.index("e1-engine") < q.index("g1-hint-engine")
-    assert "e1-x4-e1" not in q and q[-1] == "e1-server_ismcts"
-    # the t1 row that decides comes after the begun hint row and before the rows not yet
-    # begun; its ablation row only once the candidate has become engine
-    assert q.index("g1-hint-engine") < q.index("t1-engine") < q.index("g1-greedy-3p")
-    assert "t1-noinfer" not in q and "t1-x4-t1" not in q
+    assert "e1-x4-e1" not in q
+    # the t1 row that decides comes after the begun hint row, and the queue stops there:
+    # the rows not yet begun wait for its decision, the peer row of e1 last among them
+    assert q.index("g1-hint-engine") < q.index("t1-engine") == len(q) - 1
+    after = strength.AFTER_DECISION
+    assert not set(after) & set(q) and after[-1] == "e1-server_ismcts"
+    assert set(after) <= set(strength.ROWS)
+    assert "t1-noinfer" not in q + after and "t1-x4-t1" not in q + after
