@@ -142,6 +142,13 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: candidate: t1-noinfer and t1-x4-t1 first).
 AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "c1-engine", "e1-server_ismcts")
 
+#: Rows whose games keep their events (every chance outcome and move, and each move's
+#: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from
+#: them as from a self-play run: the rows of engines against engines begun after
+#: 2026-12-05 (a row's file cannot change its tasks once begun, and recording changes
+#: nothing in a game).
+RECORDED = frozenset({"t1-engine", "t1-noinfer", "t1-x4-t1", "c1-engine"})
+
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
 BEFORE_GEN1 = {row for row in ROWS
@@ -150,6 +157,13 @@ BEFORE_GEN1 = {row for row in ROWS
 
 def _file(row):
     return HERE / f"{row}.jsonl"
+
+
+def row_tasks(row: str, starts: int | None = None) -> list[dict]:
+    """The row's games as batch tasks (its planned starts unless ``starts``)."""
+    a, b, n, kind, asked = ROWS[row]
+    return match_tasks(a, b, players=n, kind=kind, starts=starts or asked, seed=0,
+                       rules=Rules(), record=row in RECORDED)
 
 
 def agent_budget(spec: str) -> dict:
@@ -193,7 +207,7 @@ def run(row: str, starts: int | None, jobs: int) -> dict:
     runs.append(dict(provenance.finish(rec), finished=False))
     side.write_text(json.dumps(record, indent=1) + "\n")
     out = run_match(a, b, players=n, kind=kind, starts=starts or asked, seed=0, jobs=jobs,
-                    output=_file(row), progress=True)
+                    output=_file(row), progress=True, record=row in RECORDED)
     runs[-1] = dict(provenance.finish(rec), finished=True, games=out["games"])
     side.write_text(json.dumps(record, indent=1) + "\n")
     return out
@@ -205,7 +219,6 @@ def grow(row: str, starts: int) -> None:
     A start's games do not depend on how many starts the row has, but the batch file's
     fingerprint covers the whole task list. The old results are kept only when the old
     header's fingerprint is exactly that of the first tasks of the new list."""
-    a, b, n, kind, _ = ROWS[row]
     path = _file(row)
     if not path.exists():
         return
@@ -214,7 +227,7 @@ def grow(row: str, starts: int) -> None:
         old = json.loads(lines[0])
     except (IndexError, ValueError):
         return  # not a batch file: run_batch says so
-    tasks = match_tasks(a, b, players=n, kind=kind, starts=starts, seed=0, rules=Rules())
+    tasks = row_tasks(row, starts)
     new = batch_fingerprint(play_task, tasks)
     if old.get("fingerprint") == new or old.get("tasks", 0) >= len(tasks):
         return
@@ -243,7 +256,7 @@ def partial(row: str):
     if not path.exists():
         return None
     done = dict(finished_results(path))
-    tasks = match_tasks(a, b, players=n, kind=kind, starts=asked, seed=0, rules=Rules())
+    tasks = row_tasks(row)
     starts = {t["start"] for t in tasks if all(f"{t['start']}/{k}" in done for k in range(n))}
     kept = [t for t in tasks if t["start"] in starts]
     if not kept:

@@ -197,6 +197,21 @@ def test_every_game_of_a_match_adds_up():
         check_game(t, play_task(t))
 
 
+def test_a_recorded_game_is_the_same_game_and_replays_to_its_end():
+    from palace_solver.learn.engine_games import replay
+    for t in match_tasks(ENGINE, "greedy", starts=2, seed=4):
+        plain, kept = play_task(t), play_task(dict(t, record=True))
+        assert {k: kept[k] for k in plain if "seconds" not in k} == \
+            {k: v for k, v in plain.items() if "seconds" not in k}
+        # as a self-play record: every decision replays, the engine's with its figure
+        n = t["players"]
+        game = {"n": n, "rules": t["rules"], "events": kept["events"],
+                "prefix": kept["prefix"], "figures": kept["figures"]}
+        moves = list(replay(game))
+        assert len(moves) == len(kept["figures"]) == kept["decisions"]
+        assert any(fig is not None for _, _, fig, _ in moves)
+
+
 def test_p_value_without_spread_is_a_sign_test():
     """Every start scored the same: three starts cannot be significant, a thousand are."""
     assert p_value(1.0, [1.0] * 3) == pytest.approx(0.25)

@@ -99,3 +99,25 @@ def test_the_queue_names_rows_once_and_keeps_each_plans_order():
     assert not set(after) & set(q) and after[-1] == "e1-server_ismcts"
     assert set(after) <= set(strength.ROWS)
     assert "t1-noinfer" not in q + after and "t1-x4-t1" not in q + after
+
+
+def test_every_row_file_resumes_with_the_tasks_its_row_makes_today():
+    # recording (RECORDED) changes a row's tasks, so only rows not yet begun may take it:
+    # every file in the repository must still be the batch of its row's first tasks
+    import json
+
+    from palace_solver.jobs.batch import batch_fingerprint
+    from palace_solver.jobs.match import play_task
+    strength = load_script("benchmarks/strength.py")
+    seen = 0
+    for row in strength.ROWS:
+        path = strength._file(row)
+        if not path.exists():
+            continue
+        head = json.loads(path.open().readline())
+        tasks = strength.row_tasks(row)[:head["tasks"]]
+        assert head["fingerprint"] == batch_fingerprint(play_task, tasks), row
+        seen += 1
+    assert seen >= 25
+    assert all("record" in t for t in strength.row_tasks("t1-engine", 1))
+    assert not any("record" in t for t in strength.row_tasks("g1-hint-engine", 1))

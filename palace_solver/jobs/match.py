@@ -126,7 +126,7 @@ def play_task(task: dict) -> dict:
            "b_decisions": sum(g["made"][q] for q in b_seats),
            "b_seconds": round(sum(g["think"][q] for q in b_seats), 6)}
     if record:
-        out.update(events=g["events"], prefix=g["prefix"])
+        out.update(events=g["events"], prefix=g["prefix"], figures=g["figures"])
     return out
 
 
@@ -258,10 +258,11 @@ def summarize(tasks, results) -> dict:
 def run_match(a: str, b: str, *, players: int = 2, kind: str = "full", starts: int = 100,
               seed: int = 0, rules: Rules | None = None, late_cards: int | None = None,
               cap: int = CAP, jobs: int = 1, ray: str | None = None, output=None,
-              progress="auto", on_game=None) -> dict:
+              progress="auto", on_game=None, record: bool = False) -> dict:
     """Play the match (module doc) and summarize it. ``on_game(task, result)``, when
     given, is called for every game in task order, each result with the game's events
-    (``palace match --record``).
+    (``palace match --record``). ``record`` keeps each game's events and figures in its
+    result (and ``output``) without ``on_game``.
 
     :raises AgentError: an unknown agent or option.
     :raises BatchError: see :func:`palace_solver.jobs.batch.run_batch`.
@@ -277,7 +278,7 @@ def run_match(a: str, b: str, *, players: int = 2, kind: str = "full", starts: i
     rules.check_players(players)
     tasks = match_tasks(a, b, players=players, kind=kind, starts=starts, seed=seed,
                         rules=rules, late_cards=late_cards, cap=cap,
-                        record=on_game is not None)
+                        record=record or on_game is not None)
     t0 = time.perf_counter()
     results = run_batch(play_task, tasks, jobs=jobs, ray=ray, output=output, progress=progress,
                         label="games")
