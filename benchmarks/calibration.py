@@ -157,6 +157,14 @@ def _stats(fig, out, base):
     return bias, 1.0 - brier / ref if ref > 0 else float("nan")
 
 
+def _totals(inverse, counts, select):
+    """``total(v)``: per bootstrap resample of the games, the sum of ``v`` over the
+    selected decisions drawn (``group_bootstrap``'s ``inverse`` and ``counts``)."""
+    def total(v):
+        return counts @ group_sums(inverse, np.where(select, v, 0.0), counts.shape[1])
+    return total
+
+
 def summary(rows, boot: int = 1000, seed: int = 0) -> dict:
     """The report's numbers (module doc) as data."""
     games = np.array([g for g, _ in rows])
@@ -168,10 +176,7 @@ def summary(rows, boot: int = 1000, seed: int = 0) -> dict:
 
     def with_ci(select):
         point = _stats(fig[select], out[select], base[select]) if select.any() else (None, None)
-        inverse, counts = group_bootstrap(games, boot, rng)
-
-        def total(v):   # per resample, the sum of v over the selected decisions drawn
-            return counts @ group_sums(inverse, np.where(select, v, 0.0), counts.shape[1])
+        total = _totals(*group_bootstrap(games, boot, rng), select)
         n = total(np.ones(len(fig)))
         with np.errstate(invalid="ignore", divide="ignore"):
             bias = total(fig - out) / n
@@ -241,8 +246,7 @@ def paired(rows_a, rows_b, boot: int = 1000, seed: int = 0) -> dict:
     inverse, counts = group_bootstrap(games, boot, rng)
 
     def part(select):
-        def total(v):
-            return counts @ group_sums(inverse, np.where(select, v, 0.0), counts.shape[1])
+        total = _totals(inverse, counts, select)
         n, ref = total(np.ones(len(fa))), total((base - out) ** 2)
         with np.errstate(invalid="ignore", divide="ignore"):
             dbias = (total(fa - out) - total(fb - out)) / n
