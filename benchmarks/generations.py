@@ -33,7 +33,11 @@ it is empty; intervals by bootstrap over games, and each network's difference fr
 first one named paired over the same positions.
 
 A recipe's runs are read as their first games without a gap (``finished_games``), so a
-run still growing does not change the generations fitted on it.
+run still growing does not change the generations fitted on it. A run named ``row:ROW``
+is the recorded games of strength row ROW (``benchmarks/strength.py``, ``RECORDED``):
+engines against engines, each start in every seating; game ``start + 100000 * seat``,
+so that both seatings of a start, which share its deal and chance, are held out together
+(9 mod 10).
 """
 from __future__ import annotations
 
@@ -83,13 +87,51 @@ def games_file(run: str) -> Path:
     return path
 
 
+#: a recipe's run named so reads a recorded strength row (:func:`row_games`)
+ROW_RUN = "row:"
+#: the number of a row's game is its start plus this times its seat
+SEAT_STRIDE = 100_000
+
+
+def row_games(path, players: int) -> list:
+    """The recorded games of a strength row's file (``palace match`` games under the
+    standard rules, in task order up to the first one not finished) as self-play records
+    ``(number, record)``: number ``start + SEAT_STRIDE * seat``; the record has ``n``,
+    ``rules``, ``loss``, ``reason``, ``events``, ``prefix`` and ``figures``.
+
+    :raises ValueError: a finished game without its events (a row not recorded)."""
+    from palace_solver.game.rules import Rules
+    from palace_solver.jobs.batch import finished_results
+    done = dict(finished_results(path))
+    rules = Rules().to_json()
+    out = []
+    for i in range(len(done)):
+        start, seat = divmod(i, players)
+        res = done.get(f"{start}/{seat}")
+        if res is None:
+            break
+        if "events" not in res:
+            raise ValueError(f"{path}: game {start}/{seat} was played without its events")
+        out.append((start + SEAT_STRIDE * seat,
+                    {"n": players, "rules": rules, "loss": res["loss"],
+                     "reason": res["reason"], "events": res["events"],
+                     "prefix": res["prefix"], "figures": res["figures"]}))
+    return out
+
+
 def run_tasks(run: str, games: int | None = None):
     agent, seed, asked = RUNS[run]
     return game_tasks(games or asked, seed=seed, agent=agent)
 
 
 def finished_games(run: str) -> list:
-    """The run's first games without a gap (``first_games``), none for a run not begun."""
+    """The run's first games without a gap (``first_games``), none for a run not begun;
+    for ``row:ROW``, the row's recorded games (:func:`row_games`)."""
+    if run.startswith(ROW_RUN):
+        from strength import ROWS, _file   # benchmarks/strength.py
+        row = run[len(ROW_RUN):]
+        path = _file(row)
+        return row_games(path, ROWS[row][2]) if path.exists() else []
     path = games_file(run)
     return first_games(path) if path.exists() else []
 

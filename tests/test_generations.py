@@ -100,3 +100,22 @@ def test_networks_are_scored_against_the_outcomes_of_their_positions():
     assert row["gen1"]["minus_gen1"] == 0 and row["gen1"]["minus_gen1_ci95"] == [0, 0]
     parts = [res["phases"][k]["positions"] for k in ("draw pile not empty", "draw pile empty")]
     assert sum(parts) == row["positions"]
+
+
+def test_a_recorded_strength_row_reads_as_self_play_games(tmp_path):
+    from palace_solver.jobs.match import run_match
+    from palace_solver.learn.engine_games import to_dataset
+    gens = load_script("benchmarks/generations.py")
+    cheap = "engine:nodes=3000:determinizations=4:end_nodes=3000:end_determinizations=2"
+    path = tmp_path / "row.jsonl"
+    run_match(cheap, "greedy", starts=2, seed=3, output=path, progress=False, record=True)
+    games = gens.row_games(path, 2)
+    # task order; both seatings of a start share its number mod 10 (held out together)
+    assert [g for g, _ in games] == [0, gens.SEAT_STRIDE, 1, gens.SEAT_STRIDE + 1]
+    data = to_dataset(games)
+    assert len(data["nact"]) == sum(len(rec["figures"]) for _, rec in games)
+    assert {int(g) % 10 for g in data["game"]} == {0, 1}
+    plain = tmp_path / "plain.jsonl"
+    run_match(cheap, "greedy", starts=1, seed=3, output=plain, progress=False)
+    with pytest.raises(ValueError, match="without its events"):
+        gens.row_games(plain, 2)
