@@ -57,6 +57,10 @@ UNORDERED = "engine:ordered=0:chance_width=2"
 #: to the power 0.5 (SearchConfig.infer_temp), in both phases: the candidate of
 #: RESULTS-strength.md's t1 rows
 TEMPERED = "engine:infer_temp=0.5:end_infer_temp=0.5"
+#: ``engine`` (as it is once t1-engine has decided) that plays the best play rather than a
+#: pickup at most 0.05 better only where the pickup's figure is at most 0.33, the
+#: positions it already leads (method_bots.progress_pick): RESULTS-strength.md's p2 rows
+LEADING = "engine:pickup_margin=0.05:pickup_below=0.33"
 
 #: row -> (A, B, players, kind, starts asked)
 ROWS = {
@@ -127,6 +131,12 @@ ROWS = {
     "t1-engine": (TEMPERED, "engine", 2, "full", 500),
     "t1-noinfer": (TEMPERED, TEMPERED + ":infer=0:end_infer=0", 2, "full", 500),
     "t1-x4-t1": (TEMPERED + ":budget=4", TEMPERED, 2, "full", 500),
+    # Progress where the engine leads (RESULTS-strength.md, rows p2-): against ``engine``
+    # as t1-engine leaves it, then on the starts of r1-server_ismcts (paired by start with
+    # it); both decide; starts fixed before the first game, run in this order once
+    # t1-engine has decided, before the rows measuring ``engine``.
+    "p2-engine": (LEADING, "engine", 2, "full", 500),
+    "p2-server_ismcts": (LEADING, "server_ismcts", 2, "full", 500),
 }
 
 #: The order the rows still short of their starts are played in (``strength.py queue``),
@@ -138,8 +148,10 @@ ROWS = {
 QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engine",
          "g1-hint-engine", "t1-engine")
 #: Rows queued only once the row before them has decided what ``engine`` is: the queue stops
-#: after ``t1-engine`` so that no row is begun with an engine its rule may replace (with the
-#: candidate: t1-noinfer and t1-x4-t1 first).
+#: after ``t1-engine`` so that no row is begun with an engine its rule may replace. Then the
+#: p2 rows (``P2_AFTER_T1``), which may change ``engine`` again, and after their decision
+#: (with a t1 candidate adopted: t1-noinfer and t1-x4-t1 first) these.
+P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
 AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "c1-engine", "e1-server_ismcts")
 
 #: Rows whose games keep their events (every chance outcome and move, and each move's
@@ -152,7 +164,8 @@ RECORDED = frozenset({"t1-engine", "t1-noinfer", "t1-x4-t1", "c1-engine"})
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
 BEFORE_GEN1 = {row for row in ROWS
-               if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-", "t1-"))}
+               if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-", "t1-",
+                                        "p2-"))}
 
 
 def _file(row):
@@ -182,6 +195,8 @@ def agent_budget(spec: str) -> dict:
         # only when set, so that the rows played before it existed still match their records
         if getattr(part, "pickup_margin", 0):
             out[f"{part.name}.pickup_margin"] = part.pickup_margin
+        if getattr(part, "pickup_below", 1.0) < 1.0:
+            out[f"{part.name}.pickup_below"] = part.pickup_below
     return out
 
 

@@ -106,9 +106,13 @@ def test_agents_by_name():
     assert make_agent("engine:history=0").use_history is False
     assert (make_agent("engine").pickup_margin,
             make_agent("engine:pickup_margin=0.05").pickup_margin) == (0.0, 0.05)
+    assert (make_agent("engine").pickup_below,
+            make_agent("engine:pickup_margin=0.05:pickup_below=0.33").pickup_below) \
+        == (1.0, 0.33)
     for bad in ("engine:end=deeper", "engine:end=flat:end_nodes=9", "engine:end_bogus=1",
                 "engine:contempt=0.3", "engine:end_contempt=-0.1",
-                "engine:pickup_margin=0.3", "engine:pickup_margin=-0.01"):
+                "engine:pickup_margin=0.3", "engine:pickup_margin=-0.01",
+                "engine:pickup_below=1.5", "engine:pickup_below=-0.1"):
         with pytest.raises(AgentError):
             make_agent(bad)
 
@@ -116,6 +120,7 @@ def test_agents_by_name():
 @pytest.mark.parametrize("spec", ["engine:nodes=2000", "engine_gd:nodes=2000",
                                   "engine:nodes=2000:contempt=0.1:end_contempt=0.1",
                                   "engine:nodes=2000:pickup_margin=0.05",
+                                  "engine:nodes=2000:pickup_margin=0.05:pickup_below=0.33",
                                   "engine_det:nodes=2000",
                                   "hint:seconds=0.2", "rollout:seconds=0.05", "det:samples=2",
                                   "ismcts:iterations=10", "greedy", "lowest", "random"])
@@ -145,6 +150,9 @@ def test_progress_pick_gives_a_near_pickup_up_for_the_best_play_and_nothing_else
     # a play best already: untouched, whatever the margin
     assert progress_pick(vals, 0, 0.25) == vals
     assert progress_pick([(pick, [0.5, 0.5])], 0, 0.25) == [(pick, [0.5, 0.5])]
+    # below: only where the pickup's loss (0.40 for seat 1) is at most it
+    assert progress_pick(vals, 1, 0.2, below=0.40) == [(p3, [0.45, 0.55]), (p5, [0.43, 0.57])]
+    assert progress_pick(vals, 1, 0.2, below=0.39) == vals
 
 
 def test_engine_det_hands_over_to_det_when_the_draw_pile_is_empty():

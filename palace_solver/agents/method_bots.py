@@ -185,17 +185,19 @@ def observations(state: State, me: int, tracker: HandTracker | None, per_player:
     return out
 
 
-def progress_pick(moves_vals, mover: int, margin: float):
+def progress_pick(moves_vals, mover: int, margin: float, below: float = 1.0):
     """The moves left once a pickup is no longer chosen over a play within ``margin`` of
-    it: when the best move (lowest loss of ``mover``) is a pickup and some other move's loss
-    is at most ``margin`` above it, only those other moves stay (the best of them is then
-    played); else every move stays. Why: against sides that also pick up, a pickup chosen
-    for a small edge of the learned values makes another long stretch of the game, and most
-    of those end drawn (benchmarks/RESULTS-strength.md, Where the draws come from)."""
+    it: when the best move (lowest loss of ``mover``) is a pickup, its loss is at most
+    ``below``, and some other move's loss is at most ``margin`` above it, only those other
+    moves stay (the best of them is then played); else every move stays. Why: against sides
+    that also pick up, a pickup chosen for a small edge of the learned values makes another
+    long stretch of the game, and most of those end drawn (benchmarks/RESULTS-strength.md,
+    Where the draws come from); ``below`` keeps the pickups of the positions the mover does
+    not already lead, where against an equal side their edge is worth keeping (rows p2-)."""
     if margin <= 0 or not moves_vals:
         return moves_vals
     best_move, best = min(moves_vals, key=lambda mv: mv[1][mover])
-    if best_move.kind != PICKUP:
+    if best_move.kind != PICKUP or best[mover] > below:
         return moves_vals
     plays = [(m, v) for m, v in moves_vals
              if m.kind != PICKUP and v[mover] <= best[mover] + margin]
@@ -317,20 +319,23 @@ class SearchBot(_Base):
     draw pile is empty (None: ``config``). ``use_history``: give the search the positions
     already played that can come back (:meth:`history_views`), from the tracker.
     ``pickup_margin``: a pickup gives way to a play whose loss is within this much of it
-    (:func:`progress_pick`; 0: the best move, as ``engine`` plays)."""
+    (:func:`progress_pick`; 0: the best move, as ``engine`` plays), where the pickup's loss
+    is at most ``pickup_below`` (1: everywhere)."""
 
     name = "engine"
 
     def __init__(self, seed: int = 0, config: SearchConfig = ENGINE,
                  draw_limit: int | None = None, seconds: float | None = None,
                  endgame: SearchConfig | None = None, use_history: bool = True,
-                 pickup_margin: float = 0.0):
+                 pickup_margin: float = 0.0, pickup_below: float = 1.0):
         super().__init__(seed, draw_limit)
         if not 0.0 <= pickup_margin <= 0.25:
             raise ValueError(f"pickup_margin {pickup_margin} is outside [0, 0.25]")
+        if not 0.0 <= pickup_below <= 1.0:
+            raise ValueError(f"pickup_below {pickup_below} is outside [0, 1]")
         self.config, self.seconds = config, seconds
         self.endgame, self.use_history = endgame, use_history
-        self.pickup_margin = pickup_margin
+        self.pickup_margin, self.pickup_below = pickup_margin, pickup_below
         self.stats.update(nodes=0, depth=0)
         self._views: dict = {}
         #: the mover's mean loss for the move of the last searched decision (else None)
@@ -374,7 +379,8 @@ class SearchBot(_Base):
         self.stats["nodes"] += raw["nodes"] + raw["playout_steps"]
         self.stats["depth"] += max(raw["depth"])
         self.stats["seconds"] += time.perf_counter() - t0
-        move = _greedy_pick(state, progress_pick(vals, me, self.pickup_margin), me, rng)
+        move = _greedy_pick(state, progress_pick(vals, me, self.pickup_margin,
+                                                    self.pickup_below), me, rng)
         self.last_figure = dict(vals)[move][me]
         return move
 

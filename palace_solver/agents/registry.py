@@ -41,7 +41,8 @@ budgets of both phases, ``engine:budget=0.25`` divides them;
 agent's own seat; ``engine:revealed=0:end_revealed=0`` no longer meets the history's
 positions from before another player showed cards, as before the r1 rows;
 ``engine:pickup_margin=0.05`` plays the best play rather than a pickup that is at most 0.05
-better, in both phases), ``os_ismcts:sims=100``,
+better, in both phases, and with ``:pickup_below=0.33`` only where the pickup's loss is at
+most 0.33), ``os_ismcts:sims=100``,
 ``det:samples=16``, ``ismcts:iterations=400``, ``rollout:seconds=2``, ``hint:seconds=1``,
 ``server_ismcts:sims=1000:c=0.7:grow=1``, ``mos_uct:nodes=513:c=2:cap=1000:policy=robust``.
 
@@ -155,7 +156,7 @@ def _scaled(cfg, budget):
 
 
 def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1,
-            pickup_margin=0.0, **kw):
+            pickup_margin=0.0, pickup_below=1.0, **kw):
     if end not in ("deep", "flat"):
         raise TypeError(f"end={end!r}: deep or flat")
     endgame = ENGINE_END if end == "deep" else None
@@ -166,7 +167,8 @@ def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1
         endgame = endgame.with_(**end_kw)
     return SearchBot(seed, _scaled(ENGINE.with_(**kw), budget), draw_limit=draw_limit,
                      seconds=seconds, endgame=endgame and _scaled(endgame, budget),
-                     use_history=bool(history), pickup_margin=float(pickup_margin))
+                     use_history=bool(history), pickup_margin=float(pickup_margin),
+                     pickup_below=float(pickup_below))
 
 
 def _engine1(seed, draw_limit=None, seconds=None, **kw):
