@@ -212,3 +212,28 @@ def test_the_history_of_positions_shows_the_others_moves():
     # the user's own positions only: each is two moves from the next, nothing is certain
     mine = [p for p in every if p.to_move == p.perspective]
     assert observed_in_history(s.position(), mine) == []
+
+
+def test_a_network_searches_with_another_generations_policy_model():
+    """SearchConfig.policy: gen1's network with gen2's model of the other seats holds gen2's
+    model exactly, and going back to gen1 alone brings gen1's model back."""
+    s, me, _ = _endgame_positions(1, seed=3)[0]
+    c = E.CState.from_state(s)
+    moves = c.legal_moves()
+
+    def logprobs(*names):
+        use_eval_weights(*names)
+        return [E.policy_logprob(c, m) for m in moves]
+    try:
+        own2, own1 = logprobs("gen2"), logprobs("gen1")
+        assert own1 != own2                          # the two models differ here
+        assert logprobs("gen1", "gen2") == own2
+        assert E.eval_weights_loaded().endswith("eval_weights-gen1.npz")
+        assert logprobs("gen1") == own1
+        with pytest.raises(ValueError, match="no policy model"):
+            use_eval_weights("gen1", "gen0")
+        assert SearchConfig(policy="gen2").to_json()["policy"] == "gen2"
+        assert "policy" not in SearchConfig().to_json()
+    finally:
+        use_eval_weights("")
+        E.unload_policy_weights()

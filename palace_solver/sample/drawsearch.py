@@ -84,6 +84,9 @@ class SearchConfig:
     #: deals are uniform); ``infer_temp`` tempers the policy model's log-likelihoods
     infer: int = 0
     infer_temp: float = 1.0
+    #: the file of the policy model the inference weighs with, named as ``weights``: ""
+    #: the one in ``weights``' file, else another generation's (its network unused)
+    policy: str = ""
     #: the calibration map of the reported figures (``sample/calibration.py``): "" none,
     #: else a shipped map's name; two players only, and never used by the agents' play
     calibration: str = ""
@@ -109,11 +112,11 @@ class SearchConfig:
         return replace(self, **{k: v for k, v in kw.items() if v is not None})
 
     def to_json(self) -> dict:
-        """The fields; ``contempt`` and ``revealed`` only when set, so that the records of
-        what played before they existed (benchmarks/results/strength/*.agents.json) stay
-        the same."""
+        """The fields; ``contempt``, ``revealed`` and ``policy`` only when set, so that the
+        records of what played before they existed (benchmarks/results/strength/
+        *.agents.json) stay the same."""
         d = asdict(self)
-        for k in ("contempt", "revealed"):
+        for k in ("contempt", "revealed", "policy"):
             if not d[k]:
                 del d[k]
         return d
@@ -290,7 +293,7 @@ def decide(view, hidden, cfg: SearchConfig = ENGINE, seed: int = 0,
     ``cfg.infer`` to deal their hands in proportion to how well they explain the play."""
     eng = compiled()
     if cfg.eval != "cardcount" or (cfg.infer and observations):
-        use_eval_weights(cfg.weights)
+        use_eval_weights(cfg.weights, cfg.policy)
     if observations and not eng.policy_loaded():
         observations = None   # a network without a policy model: no inference
     old = eng.set_eval_mode(cfg.eval)

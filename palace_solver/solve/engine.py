@@ -93,19 +93,43 @@ def weights_path(name: str = "") -> str:
     return path
 
 
-def use_eval_weights(name: str = "") -> None:
+#: the file :func:`use_eval_weights` last took the policy model from (None: not yet): the
+#: policy may come from another generation than the network
+_policy_from: list = [None]
+
+
+def use_eval_weights(name: str = "", policy: str = "") -> None:
     """Load a shipped network (:func:`weights_path`) into the compiled evaluation unless it
     is the one loaded: agents with different generations share one process, and each
     switches to its own before it searches (a copy of about 60 KB). A generation's file
-    may also hold its policy model of the other seats (``policy``: ext/policy.pxi)."""
+    may also hold its policy model of the other seats (``policy``: ext/policy.pxi); with
+    ``policy`` (a name as for :func:`weights_path`) the model is that file's instead, so
+    that one generation's network can search with another's model of the other seats.
+
+    :raises ValueError: for a name with no file, or a ``policy`` file without a model.
+    """
     eng = _module()
     path = weights_path(name)
+    source = weights_path(policy) if policy else path
     if eng.eval_weights_loaded() != path:
         import numpy as np
         with np.load(path) as f:
             eng.load_eval_weights(*(np.ascontiguousarray(f[k], dtype=np.float32)
-                                    for k in ("w1", "b1", "w2", "b2", "w3")), source=path)
-            if "policy" in f.files:
-                eng.load_policy_weights(f["policy"].tolist())
-            else:
-                eng.unload_policy_weights()
+                                  for k in ("w1", "b1", "w2", "b2", "w3")), source=path)
+    elif _policy_from[0] == source or (_policy_from[0] is None and not policy):
+        return          # (None: the network loaded by another path, with its own model)
+    _use_policy(eng, source, required=bool(policy))
+
+
+def _use_policy(eng, path: str, required: bool) -> None:
+    """Hold ``path``'s policy model (none if the file has none)."""
+    import numpy as np
+    with np.load(path) as f:
+        theta = f["policy"].tolist() if "policy" in f.files else None
+    if theta is None:
+        if required:
+            raise ValueError(f"{path} holds no policy model")
+        eng.unload_policy_weights()
+    else:
+        eng.load_policy_weights(theta)
+    _policy_from[0] = path
