@@ -125,19 +125,31 @@ ROWS = {
     "e1-x4-e1": (UNORDERED + ":budget=4", UNORDERED, 2, "full", 200),
     # The inference's weights tempered (RESULTS-strength.md, Tempered inference): against
     # today's engine (the row that decides), then, only if the candidate becomes engine,
-    # against the candidate without inference (the issue's ablation for the new engine)
-    # and the candidate at four times its nodes against itself (the budget row); starts
-    # fixed before the first game, run in this order.
+    # against the candidate without inference (the issue's ablation for the new engine);
+    # starts fixed before the first game, run in this order. (t1-x4-t1, the candidate's
+    # budget row, gave way to b1-x4-engine before any game.)
     "t1-engine": (TEMPERED, "engine", 2, "full", 500),
     "t1-noinfer": (TEMPERED, TEMPERED + ":infer=0:end_infer=0", 2, "full", 500),
-    "t1-x4-t1": (TEMPERED + ":budget=4", TEMPERED, 2, "full", 500),
     # Progress where the engine leads (RESULTS-strength.md, rows p2-): against ``engine``
     # as t1-engine leaves it, then on the starts of r1-server_ismcts (paired by start with
     # it); both decide; starts fixed before the first game, run in this order once
     # t1-engine has decided, before the rows measuring ``engine``.
     "p2-engine": (LEADING, "engine", 2, "full", 500),
     "p2-server_ismcts": (LEADING, "server_ismcts", 2, "full", 500),
+    # The budget row of ``engine`` as the t1 and p2 decisions leave it (RESULTS-strength.md,
+    # The budget row again): in place of t1-x4-t1, on starts of seed 1 (``SEEDS``), so that
+    # an engine unchanged since g1-x4-engine does not replay that row's games; size and
+    # place fixed before its first game.
+    "b1-x4-engine": ("engine:budget=4", "engine", 2, "full", 500),
 }
+
+#: The seed of a row's starts where it is not 0 (every row before b1-x4-engine has 0):
+#: rows of different seeds share no start, so ``compare`` refuses to pair them.
+SEEDS = {"b1-x4-engine": 1}
+
+
+def row_seed(row: str) -> int:
+    return SEEDS.get(row, 0)
 
 #: The order the rows still short of their starts are played in (``strength.py queue``),
 #: across plans: each row's place was set before its first game, as RESULTS-strength.md
@@ -150,7 +162,7 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: Rows queued only once the row before them has decided what ``engine`` is: the queue stops
 #: after ``t1-engine`` so that no row is begun with an engine its rule may replace. Then the
 #: p2 rows (``P2_AFTER_T1``), which may change ``engine`` again, and after their decision
-#: (with a t1 candidate adopted: t1-noinfer and t1-x4-t1 first) these.
+#: (with the t1 candidate adopted, t1-noinfer first) b1-x4-engine and these.
 P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
 AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "c1-engine", "e1-server_ismcts")
 
@@ -159,13 +171,13 @@ AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "c1-engine", "e1-server_ismct
 #: them as from a self-play run: the rows of engines against engines begun after
 #: 2026-12-05 (a row's file cannot change its tasks once begun, and recording changes
 #: nothing in a game).
-RECORDED = frozenset({"t1-engine", "t1-noinfer", "t1-x4-t1", "c1-engine"})
+RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
 BEFORE_GEN1 = {row for row in ROWS
                if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-", "t1-",
-                                        "p2-"))}
+                                        "p2-", "b1-"))}
 
 
 def _file(row):
@@ -175,7 +187,7 @@ def _file(row):
 def row_tasks(row: str, starts: int | None = None) -> list[dict]:
     """The row's games as batch tasks (its planned starts unless ``starts``)."""
     a, b, n, kind, asked = ROWS[row]
-    return match_tasks(a, b, players=n, kind=kind, starts=starts or asked, seed=0,
+    return match_tasks(a, b, players=n, kind=kind, starts=starts or asked, seed=row_seed(row),
                        rules=Rules(), record=row in RECORDED)
 
 
@@ -221,8 +233,8 @@ def run(row: str, starts: int | None, jobs: int) -> dict:
     runs = record.setdefault("provenance", [])
     runs.append(dict(provenance.finish(rec), finished=False))
     side.write_text(json.dumps(record, indent=1) + "\n")
-    out = run_match(a, b, players=n, kind=kind, starts=starts or asked, seed=0, jobs=jobs,
-                    output=_file(row), progress=True, record=row in RECORDED)
+    out = run_match(a, b, players=n, kind=kind, starts=starts or asked, seed=row_seed(row),
+                    jobs=jobs, output=_file(row), progress=True, record=row in RECORDED)
     runs[-1] = dict(provenance.finish(rec), finished=True, games=out["games"])
     side.write_text(json.dumps(record, indent=1) + "\n")
     return out
@@ -298,6 +310,8 @@ def start_scores(row: str) -> dict:
 def compare(row1: str, row2: str) -> dict:
     """``row1``'s A score minus ``row2``'s over the starts both hold, paired by start (the
     same deals and chance: common random numbers), with its 95% t interval."""
+    if row_seed(row1) != row_seed(row2):
+        raise SystemExit(f"{row1} and {row2} are played on starts of different seeds")
     s1, s2 = start_scores(row1), start_scores(row2)
     common = sorted(set(s1) & set(s2))
     if not common:

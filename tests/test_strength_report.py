@@ -98,13 +98,20 @@ def test_the_queue_names_rows_once_and_keeps_each_plans_order():
     after = strength.AFTER_DECISION
     assert not set(after) & set(q) and after[-1] == "e1-server_ismcts"
     assert set(after) <= set(strength.ROWS)
-    assert "t1-noinfer" not in q + after and "t1-x4-t1" not in q + after
+    assert "t1-noinfer" not in q + after and "t1-x4-t1" not in strength.ROWS
     # the p2 rows wait for t1-engine's decision too, and come before the rows measuring
     # engine; their candidate is engine as that decision leaves it
     p2 = strength.P2_AFTER_T1
     assert set(p2) == {r for r in strength.ROWS if r.startswith("p2-")}
     assert not set(p2) & set(q + after) and p2[0] == "p2-engine"
     assert all(strength.ROWS[r][0] == strength.LEADING for r in p2)
+    # the budget row of the engine both decisions leave takes t1-x4-t1's place, on starts
+    # of its own seed: none of g1-x4-engine's games comes back
+    assert "b1-x4-engine" not in q + after + p2 and strength.row_seed("b1-x4-engine") == 1
+    assert {t["seed"] for t in strength.row_tasks("b1-x4-engine", 2)} == {1}
+    assert {t["seed"] for t in strength.row_tasks("g1-x4-engine", 2)} == {0}
+    with pytest.raises(SystemExit, match="different seeds"):
+        strength.compare("b1-x4-engine", "g1-x4-engine")
 
 
 def test_every_row_file_resumes_with_the_tasks_its_row_makes_today():
