@@ -2,7 +2,7 @@
 
     python benchmarks/strength.py run ROW [--starts N] [--jobs J]   # one row, resumable
     python benchmarks/strength.py plan --prefix g1- [--jobs J]     # those rows in order
-    python benchmarks/strength.py queue [--jobs J]                  # QUEUE's rows in order
+    python benchmarks/strength.py queue [--jobs J]                  # the planned rows in order
     python benchmarks/strength.py report                            # every row's file so far
     python benchmarks/strength.py compare ROW ROW                   # paired by start
     python benchmarks/strength.py speed                             # decisions/s, nodes/s, eval
@@ -33,6 +33,7 @@ from palace_solver.agents.registry import make_agent
 from palace_solver.game.rules import Rules
 from palace_solver.jobs.batch import FORMAT, batch_fingerprint, finished_results
 from palace_solver.jobs.match import match_tasks, play_task, run_match, summarize
+from palace_solver.sample.drawsearch import ENGINE, ENGINE_END
 from palace_solver.sample.stats import diff_ci
 
 HERE = provenance.RESULTS / "strength"
@@ -323,6 +324,63 @@ def compare(row1: str, row2: str) -> dict:
             "difference": diff, "ci95": [lo, hi]}
 
 
+def t1_decision() -> bool | None:
+    """RESULTS-strength.md's rule for the t1 candidate on the complete t1-engine row: adopted
+    if it scores at least 0.5 and its interval does not lie below 0.5 (None: not complete)."""
+    if not _complete("t1-engine"):
+        return None
+    s = partial("t1-engine")
+    return s["score"] >= 0.5 and s["ci95"][1] >= 0.5
+
+
+def p2_decision() -> bool | None:
+    """The rule for the p2 candidate on the two complete p2 rows: adopted if p2-engine's
+    interval does not lie below 0.5 and p2-server_ismcts is above r1-server_ismcts, paired
+    by start, its interval above 0 (None: a row not complete)."""
+    if not all(_complete(r) for r in P2_AFTER_T1):
+        return None
+    return (partial("p2-engine")["ci95"][1] >= 0.5
+            and compare("p2-server_ismcts", "r1-server_ismcts")["ci95"][0] > 0)
+
+
+def _t1_in_engine() -> bool:
+    return ENGINE.infer_temp == 0.5 and ENGINE_END.infer_temp == 0.5
+
+
+def _p2_in_engine() -> bool:
+    ag = make_agent("engine")
+    return (ag.pickup_margin, ag.pickup_below) == (0.05, 0.33)
+
+
+_ASK = object()
+
+
+def queue_rows(t1=_ASK, p2=_ASK, t1_applied=_ASK, p2_applied=_ASK) -> tuple[list, str]:
+    """The rows ``strength.py queue`` plays, in order, as the rules written before them
+    decide, and why the list ends where it does. ``t1``, ``p2``: the decisions (True, False
+    or None for not taken; by default :func:`t1_decision`, :func:`p2_decision`);
+    ``*_applied``: whether ``engine`` already is the adopted candidate. A decision that
+    adopts a candidate stops the list until its change is in ``engine``: no row is begun
+    with an engine its rule replaces."""
+    t1 = t1_decision() if t1 is _ASK else t1
+    rows = list(QUEUE)
+    if t1 is None:
+        return rows, "t1-engine decides what engine is"
+    if t1 and not (_t1_in_engine() if t1_applied is _ASK else t1_applied):
+        return rows, ("t1-engine adopted the tempered inference: set ENGINE and ENGINE_END "
+                      "infer_temp=0.5 (palace_solver/sample/drawsearch.py), then queue again")
+    rows += P2_AFTER_T1
+    p2 = p2_decision() if p2 is _ASK else p2
+    if p2 is None:
+        return rows, "the p2 rows decide what engine is"
+    if p2 and not (_p2_in_engine() if p2_applied is _ASK else p2_applied):
+        return rows, ("the p2 rows adopted progress where the engine leads: make "
+                      "pickup_margin=0.05, pickup_below=0.33 engine's defaults "
+                      "(palace_solver/agents/registry.py), then queue again")
+    rows += (["t1-noinfer"] if t1 else []) + ["b1-x4-engine"] + list(AFTER_DECISION)
+    return rows, "every planned row"
+
+
 def _label(row: str, name: str) -> str:
     return "engine1" if row in BEFORE_GEN1 and name == "engine" else name
 
@@ -373,7 +431,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=("run", "plan", "queue", "report", "compare", "speed"),
                     help="plan: run every row named --prefix in order, each to its starts; "
-                    "queue: the rows of QUEUE in its order, each to its starts; "
+                    "queue: the planned rows in order, each to its starts, as far as the "
+                    "rules' decisions name them (queue_rows); "
                     "compare ROW ROW: the first's score minus the second's, paired by start")
     ap.add_argument("row", nargs="?", choices=list(ROWS))
     ap.add_argument("other", nargs="?", choices=list(ROWS), help="compare: the second row")
@@ -398,10 +457,15 @@ def main(argv=None):
                 print(f"{row}: playing", file=sys.stderr)
                 print(json.dumps(run(row, None, args.jobs)))
     elif args.what == "queue":
-        for row in QUEUE:
-            if not _complete(row):
-                print(f"{row}: playing", file=sys.stderr)
-                print(json.dumps(run(row, None, args.jobs)))
+        while True:     # a row's end may take a decision that lengthens the list
+            rows, why = queue_rows()
+            row = next((r for r in rows if not _complete(r)), None)
+            if row is None:
+                print(f"queue: every row complete; the list ends there: {why}",
+                      file=sys.stderr)
+                break
+            print(f"{row}: playing", file=sys.stderr)
+            print(json.dumps(run(row, None, args.jobs)))
     elif args.what == "compare":
         if args.row is None or args.other is None:
             ap.error("compare needs two rows")

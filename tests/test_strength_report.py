@@ -134,3 +134,47 @@ def test_every_row_file_resumes_with_the_tasks_its_row_makes_today():
     assert seen >= 25
     assert all("record" in t for t in strength.row_tasks("t1-engine", 1))
     assert not any("record" in t for t in strength.row_tasks("g1-hint-engine", 1))
+
+
+def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_change():
+    strength = load_script("benchmarks/strength.py")
+    q, p2, after = list(strength.QUEUE), list(strength.P2_AFTER_T1), \
+        list(strength.AFTER_DECISION)
+    rows, why = strength.queue_rows(t1=None)
+    assert rows == q and "t1-engine decides" in why
+    # adopted but not yet in engine: nothing after the deciding row
+    rows, why = strength.queue_rows(t1=True, t1_applied=False)
+    assert rows == q and "infer_temp=0.5" in why
+    rows, why = strength.queue_rows(t1=False, p2=None)
+    assert rows == q + p2 and "p2 rows decide" in why
+    rows, why = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=False)
+    assert rows == q + p2 and "pickup_below=0.33" in why
+    # the measuring rows, with the ablation only for an adopted t1 candidate
+    rows, _ = strength.queue_rows(t1=False, p2=False)
+    assert rows == q + p2 + ["b1-x4-engine"] + after
+    rows, _ = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=True)
+    assert rows == q + p2 + ["t1-noinfer", "b1-x4-engine"] + after
+
+
+def test_the_rules_as_written(monkeypatch):
+    strength = load_script("benchmarks/strength.py")
+    scores = {}
+    monkeypatch.setattr(strength, "_complete", lambda row: row in scores)
+    monkeypatch.setattr(strength, "partial",
+                        lambda row: {"score": scores[row][0], "ci95": scores[row][1:]})
+    monkeypatch.setattr(strength, "compare",
+                        lambda a, b: {"ci95": scores[f"{a} - {b}"][1:]})
+    assert strength.t1_decision() is None
+    scores["t1-engine"] = (0.499, 0.47, 0.53)
+    assert strength.t1_decision() is False
+    scores["t1-engine"] = (0.5, 0.47, 0.53)
+    assert strength.t1_decision() is True
+    scores["p2-engine"] = (0.47, 0.44, 0.499)
+    assert strength.p2_decision() is None                 # p2-server_ismcts not complete
+    scores["p2-server_ismcts"] = (0.75, 0.74, 0.76)
+    scores["p2-server_ismcts - r1-server_ismcts"] = (0.02, 0.001, 0.04)
+    assert strength.p2_decision() is False                # p2-engine below 0.5
+    scores["p2-engine"] = (0.48, 0.45, 0.51)
+    assert strength.p2_decision() is True
+    scores["p2-server_ismcts - r1-server_ismcts"] = (0.02, 0.0, 0.04)
+    assert strength.p2_decision() is False                # the interval reaches 0
