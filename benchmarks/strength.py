@@ -457,6 +457,7 @@ def main(argv=None):
                 print(f"{row}: playing", file=sys.stderr)
                 print(json.dumps(run(row, None, args.jobs)))
     elif args.what == "queue":
+        played = None
         while True:     # a row's end may take a decision that lengthens the list
             rows, why = queue_rows()
             row = next((r for r in rows if not _complete(r)), None)
@@ -464,8 +465,12 @@ def main(argv=None):
                 print(f"queue: every row complete; the list ends there: {why}",
                       file=sys.stderr)
                 break
+            if row == played:
+                raise SystemExit(f"{row} is still short of its starts after a run: "
+                                 f"see its file's failed games")
             print(f"{row}: playing", file=sys.stderr)
             print(json.dumps(run(row, None, args.jobs)))
+            played = row
     elif args.what == "compare":
         if args.row is None or args.other is None:
             ap.error("compare needs two rows")
