@@ -178,3 +178,24 @@ def test_the_rules_as_written(monkeypatch):
     assert strength.p2_decision() is True
     scores["p2-server_ismcts - r1-server_ismcts"] = (0.02, 0.0, 0.04)
     assert strength.p2_decision() is False                # the interval reaches 0
+
+
+def test_queue_plays_each_row_short_of_its_starts_in_order_and_stops_on_a_stuck_one(
+        monkeypatch, capsys):
+    strength = load_script("benchmarks/strength.py")
+    done, played = {"a"}, []
+    monkeypatch.setattr(strength, "queue_rows", lambda: (["a", "b", "c"], "why not more"))
+    monkeypatch.setattr(strength, "_complete", lambda row: row in done)
+
+    def run(row, starts, jobs):
+        played.append(row)
+        done.add(row)
+        return {}
+    monkeypatch.setattr(strength, "run", run)
+    strength.main(["queue"])
+    assert played == ["b", "c"] and "why not more" in capsys.readouterr().err
+    done.discard("c")
+    monkeypatch.setattr(strength, "run", lambda row, starts, jobs: played.append(row) or {})
+    with pytest.raises(SystemExit, match="c is still short"):
+        strength.main(["queue"])
+    assert played == ["b", "c", "c"]
