@@ -12,6 +12,15 @@ the game played before the draw pile emptied. The records know every hand, so no
 is estimated; the numbers describe these games only, the few starts of a quick look, not
 the rows' 1,000 games. With ``--out FILE`` the table is also written as JSON with its
 provenance.
+
+    python benchmarks/draw_anatomy.py --row ROW [--row ROW ...] [--json]
+
+reads instead a recorded strength row (``benchmarks/strength.py``, ``RECORDED``: each
+game's events and each move's figure): the same counts for its agents A and B, how its
+games ended, which side's move closed each repetition (a pickup or a play, voluntary or
+forced), and A's voluntary pickups by A's own figure for the pickup (its loss when it
+picks up: at most 0.33, 0.33-0.5, above 0.5), which is what ``pickup_below`` reads. The
+games of a row are those of its file so far; these are counts, not estimates.
 """
 from __future__ import annotations
 
@@ -24,6 +33,7 @@ from pathlib import Path
 import provenance
 
 from palace_solver.game.moves import PICKUP
+from palace_solver.game.rules import Rules
 from palace_solver.review.replay import replay
 from palace_solver.review.run import load_records
 
@@ -69,6 +79,83 @@ def anatomy(records) -> dict:
     return out
 
 
+#: the bands of the mover's own figure for the voluntary pickups of a row's side A
+BANDS = ((0.0, 0.33), (0.33, 0.5), (0.5, 1.0))
+
+
+def row_anatomy(results, a_name: str, b_name: str) -> dict:
+    """The counts of a recorded row's finished games ``(id, result)`` (``id`` "start/seat",
+    A in seat ``seat``; two players): per side as :func:`anatomy`, plus the endings by
+    reason, the closers of repetitions, and A's voluntary pickups by its figure.
+
+    :raises ValueError: a game without its events (a row not recorded)."""
+    from palace_solver.learn.engine_games import replay
+    rules = Rules().to_json()
+    endings: Counter = Counter()
+    closers: Counter = Counter()
+    sides = {a_name + " (A)": _seat_counts(), b_name + " (B)": _seat_counts()}
+    names = list(sides)
+    bands = [{"decisions": 0, "voluntary": 0} for _ in BANDS]
+    games = plies = before_empty = 0
+    for gid, res in results:
+        if "events" not in res:
+            raise ValueError(f"game {gid} was played without its events")
+        seat_a = int(str(gid).split("/")[1])
+        game = {"n": 2, "rules": rules, "events": res["events"], "prefix": res["prefix"],
+                "figures": res["figures"]}
+        games += 1
+        endings[res["reason"]] += 1
+        last = None
+        for state, move, fig, k in replay(game):
+            me = state.to_move
+            side = names[0] if me == seat_a else names[1]
+            c = sides[side]
+            phase = 0 if state.draw_pile > 0 else 1
+            c["decisions"][phase] += 1
+            c["hand"] += sum(state.hands[me])
+            voluntary = move.kind == PICKUP and len(state.legal_moves()) > 1
+            if voluntary:
+                c["voluntary"][phase] += 1
+                c["taken"] += len(state.pile)
+            if me == seat_a and fig is not None:
+                b = next(i for i, (lo, hi) in enumerate(BANDS) if fig <= hi)
+                bands[b]["decisions"] += 1
+                bands[b]["voluntary"] += voluntary
+            plies += 1
+            before_empty += phase == 0
+            last = (side, "pickup" if move.kind == PICKUP else "play",
+                    "voluntary" if len(state.legal_moves()) > 1 else "forced")
+        if res["reason"] == "repetition" and last is not None:
+            closers[" ".join(last)] += 1
+    out = {"games": games, "endings": dict(sorted(endings.items())),
+           "decisions_per_game": plies / games if games else 0.0,
+           "share_before_empty": before_empty / plies if plies else 0.0,
+           "repetitions_closed_by": dict(sorted(closers.items())),
+           "a_by_figure": [{"figure": list(band), **n} for band, n in zip(BANDS, bands)],
+           "seats": {}}
+    for name, c in sides.items():
+        dec = sum(c["decisions"])
+        vol = sum(c["voluntary"])
+        out["seats"][name] = {
+            "decisions": c["decisions"],
+            "voluntary_per_100": [100 * v / d if d else 0.0
+                                  for v, d in zip(c["voluntary"], c["decisions"])],
+            "cards_per_voluntary": c["taken"] / vol if vol else 0.0,
+            "mean_hand": c["hand"] / dec if dec else 0.0,
+        }
+    return out
+
+
+def _row_text(row: str, a: dict) -> str:
+    lines = [_table({row: a}), "",
+             f"repetitions closed by: " + (", ".join(f"{k} {v}" for k, v in
+                                                  a["repetitions_closed_by"].items()) or "-"),
+             "A's voluntary pickups by its figure: " + ", ".join(
+                 f"{b['figure'][0]:g}-{b['figure'][1]:g}: {b['voluntary']} of "
+                 f"{b['decisions']} decisions" for b in a["a_by_figure"])]
+    return "\n".join(lines)
+
+
 def _table(rows: dict) -> str:
     lines = ["| pairing | games | endings | decisions/game | before empty | seat | "
              "vol. pickups /100 (draw, after) | cards a vol. pickup | mean hand |",
@@ -85,13 +172,33 @@ def _table(rows: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("dirs", nargs="+", help="directories of game records, one per pairing")
+    ap.add_argument("dirs", nargs="*", help="directories of game records, one per pairing")
+    ap.add_argument("--row", action="append", default=[],
+                    help="a recorded strength row instead (benchmarks/strength.py RECORDED)")
     ap.add_argument("--json", action="store_true", help="print the counts as JSON")
     ap.add_argument("--out", help="also write the counts with their provenance to this file")
     args = ap.parse_args(argv)
+    if not args.dirs and not args.row:
+        ap.error("name directories of records or --row ROW")
     rec = provenance.record()
     rows = {Path(d).name: anatomy(load_records(d)) for d in args.dirs}
-    print(json.dumps(rows, indent=1) if args.json else _table(rows))
+    if args.row:
+        from palace_solver.jobs.batch import finished_results
+        from strength import ROWS, _file    # benchmarks/strength.py
+        for row in args.row:
+            if row not in ROWS or not _file(row).exists():
+                ap.error(f"no file of strength row {row!r}")
+            a, b = ROWS[row][:2]
+            try:
+                rows[row] = row_anatomy(finished_results(_file(row)), a, b)
+            except ValueError as e:
+                ap.error(f"{row}: {e}")
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        plain = {k: v for k, v in rows.items() if k not in args.row}
+        parts = ([_table(plain)] if plain else []) + [_row_text(r, rows[r]) for r in args.row]
+        print("\n\n".join(parts))
     if args.out:
         provenance.write(Path(args.out), {"pairings": rows}, rec)
     return 0

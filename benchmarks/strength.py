@@ -171,8 +171,10 @@ AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "c1-engine", "e1-server_ismct
 #: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from
 #: them as from a self-play run: the rows of engines against engines begun after
 #: 2026-12-05 (a row's file cannot change its tasks once begun, and recording changes
-#: nothing in a game).
-RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine"})
+#: nothing in a game); and p2-server_ismcts, whose draws benchmarks/draw_anatomy.py
+#: --row can then count with the engine's figures.
+RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p2-engine",
+                      "p2-server_ismcts"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.

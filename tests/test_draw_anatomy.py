@@ -38,3 +38,54 @@ def test_the_table_has_a_line_per_seat(capsys, tmp_path):
              if x.startswith("| engine-mos_uct |")]
     assert [x.split(" | ")[5] for x in lines] == ["engine", "mos_uct"]
     assert '"pairings"' in (tmp_path / "out.json").read_text()
+
+
+def test_a_recorded_row_counts_as_the_records_of_the_same_games(tmp_path):
+    """The row's events replayed (engine_games.replay) give the counts the same games'
+    records give through palace review's replay."""
+    from palace_solver.jobs.batch import finished_results
+    from palace_solver.jobs.match import run_match
+    from palace_solver.game.record import write_record
+    from palace_solver.review.writers import record_from_match_game
+    bench = load_script("benchmarks/draw_anatomy.py")
+    cheap = "engine:nodes=3000:determinizations=4:end_nodes=3000:end_determinizations=2"
+    path, recs = tmp_path / "row.jsonl", tmp_path / "records"
+    recs.mkdir()
+
+    def on_game(task, result):
+        write_record(str(recs / f"{task['start']}-{task['seat']}.txt"),
+                     record_from_match_game(task, result))
+    run_match(cheap, "greedy", starts=3, seed=3, output=path, progress=False, record=True,
+              on_game=on_game)
+    got = bench.row_anatomy(finished_results(path), "cheap", "greedy")
+    ref = bench.anatomy(load_records(str(recs)))
+    assert got["games"] == ref["games"] == 6
+    assert got["decisions_per_game"] == ref["decisions_per_game"]
+    assert got["share_before_empty"] == pytest.approx(ref["share_before_empty"])
+    a_name = next(k for k in ref["seats"] if k.startswith("engine"))   # the spec, slugged
+    assert got["seats"]["cheap (A)"] == ref["seats"][a_name]
+    assert got["seats"]["greedy (B)"] == ref["seats"]["greedy"]
+    assert sum(got["endings"].values()) == 6
+    # A's voluntary pickups by its figure add up to its voluntary pickups
+    a = got["seats"]["cheap (A)"]
+    assert sum(x["voluntary"] for x in got["a_by_figure"]) == round(
+        sum(v * d / 100 for v, d in zip(a["voluntary_per_100"], a["decisions"])))
+    assert sum(x["decisions"] for x in got["a_by_figure"]) <= sum(a["decisions"])
+    assert set(got["repetitions_closed_by"]) <= {
+        f"{side} {kind} {how}" for side in ("cheap (A)", "greedy (B)")
+        for kind in ("pickup", "play") for how in ("voluntary", "forced")}
+    plain = tmp_path / "plain.jsonl"
+    run_match(cheap, "greedy", starts=1, seed=3, output=plain, progress=False)
+    with pytest.raises(ValueError, match="without its events"):
+        bench.row_anatomy(finished_results(plain), "cheap", "greedy")
+
+
+def test_a_row_not_recorded_or_unknown_is_refused(capsys):
+    bench = load_script("benchmarks/draw_anatomy.py")
+    for row, why in (("g1-greedy", "without its events"), ("no-such-row", "no file")):
+        with pytest.raises(SystemExit):
+            bench.main(["--row", row])
+        assert why in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        bench.main([])
+    assert "--row" in capsys.readouterr().err
