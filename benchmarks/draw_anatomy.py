@@ -14,6 +14,7 @@ the rows' 1,000 games. With ``--out FILE`` the table is also written as JSON wit
 provenance.
 
     python benchmarks/draw_anatomy.py --row ROW [--row ROW ...] [--json]
+    python benchmarks/draw_anatomy.py --match FILE      # palace match --record D --output FILE
 
 reads instead a recorded strength row (``benchmarks/strength.py``, ``RECORDED``: each
 game's events and each move's figure): the same counts for its agents A and B, how its
@@ -175,11 +176,14 @@ def main(argv=None) -> int:
     ap.add_argument("dirs", nargs="*", help="directories of game records, one per pairing")
     ap.add_argument("--row", action="append", default=[],
                     help="a recorded strength row instead (benchmarks/strength.py RECORDED)")
+    ap.add_argument("--match", action="append", default=[],
+                    help="the output file of a recorded palace match (--record DIR "
+                    "--output FILE), read as a row of sides A and B")
     ap.add_argument("--json", action="store_true", help="print the counts as JSON")
     ap.add_argument("--out", help="also write the counts with their provenance to this file")
     args = ap.parse_args(argv)
-    if not args.dirs and not args.row:
-        ap.error("name directories of records or --row ROW")
+    if not args.dirs and not args.row and not args.match:
+        ap.error("name directories of records, --row ROW or --match FILE")
     rec = provenance.record()
     rows = {Path(d).name: anatomy(load_records(d)) for d in args.dirs}
     if args.row:
@@ -193,11 +197,20 @@ def main(argv=None) -> int:
                 rows[row] = row_anatomy(finished_results(_file(row)), a, b)
             except ValueError as e:
                 ap.error(f"{row}: {e}")
+    for f in args.match:
+        from palace_solver.jobs.batch import finished_results
+        if not Path(f).is_file():
+            ap.error(f"no file {f}")
+        try:
+            rows[f] = row_anatomy(finished_results(f), "A", "B")
+        except ValueError as e:
+            ap.error(f"{f}: {e} (play it with --record)")
     if args.json:
         print(json.dumps(rows, indent=1))
     else:
-        plain = {k: v for k, v in rows.items() if k not in args.row}
-        parts = ([_table(plain)] if plain else []) + [_row_text(r, rows[r]) for r in args.row]
+        named = args.row + args.match
+        plain = {k: v for k, v in rows.items() if k not in named}
+        parts = ([_table(plain)] if plain else []) + [_row_text(r, rows[r]) for r in named]
         print("\n\n".join(parts))
     if args.out:
         provenance.write(Path(args.out), {"pairings": rows}, rec)

@@ -89,3 +89,16 @@ def test_a_row_not_recorded_or_unknown_is_refused(capsys):
     with pytest.raises(SystemExit):
         bench.main([])
     assert "--row" in capsys.readouterr().err
+
+
+def test_a_recorded_match_file_reads_as_a_row(tmp_path, capsys):
+    from palace_solver.jobs.match import run_match
+    bench = load_script("benchmarks/draw_anatomy.py")
+    cheap = "engine:nodes=3000:determinizations=4:end_nodes=3000:end_determinizations=2"
+    path = tmp_path / "m.jsonl"
+    run_match(cheap, "greedy", starts=1, seed=3, output=path, progress=False, record=True)
+    assert bench.main(["--match", str(path)]) == 0
+    out = capsys.readouterr().out
+    seats = [x.split(" | ")[5] for x in out.splitlines() if x.startswith(f"| {path} |")]
+    assert seats == ["A (A)", "B (B)"]
+    assert "A's voluntary pickups by its figure: 0-0.33:" in out
