@@ -66,18 +66,20 @@ def anatomy(records) -> dict:
     games = sum(endings.values())
     out = {"games": games, "endings": dict(sorted(endings.items())),
            "decisions_per_game": plies / games if games else 0.0,
-           "share_before_empty": before_empty / plies if plies else 0.0, "seats": {}}
-    for name, c in seats.items():
-        dec = sum(c["decisions"])
-        vol = sum(c["voluntary"])
-        out["seats"][name] = {
-            "decisions": c["decisions"],
+           "share_before_empty": before_empty / plies if plies else 0.0}
+    out["seats"] = {name: _seat_summary(c) for name, c in seats.items()}
+    return out
+
+
+def _seat_summary(c: dict) -> dict:
+    """A seat's counts (:func:`_seat_counts`) as rates."""
+    dec = sum(c["decisions"])
+    vol = sum(c["voluntary"])
+    return {"decisions": c["decisions"],
             "voluntary_per_100": [100 * v / d if d else 0.0
                                   for v, d in zip(c["voluntary"], c["decisions"])],
             "cards_per_voluntary": c["taken"] / vol if vol else 0.0,
-            "mean_hand": c["hand"] / dec if dec else 0.0,
-        }
-    return out
+            "mean_hand": c["hand"] / dec if dec else 0.0}
 
 
 #: the bands of the mover's own figure for the voluntary pickups of a row's side A
@@ -132,18 +134,8 @@ def row_anatomy(results, a_name: str, b_name: str) -> dict:
            "decisions_per_game": plies / games if games else 0.0,
            "share_before_empty": before_empty / plies if plies else 0.0,
            "repetitions_closed_by": dict(sorted(closers.items())),
-           "a_by_figure": [{"figure": list(band), **n} for band, n in zip(BANDS, bands)],
-           "seats": {}}
-    for name, c in sides.items():
-        dec = sum(c["decisions"])
-        vol = sum(c["voluntary"])
-        out["seats"][name] = {
-            "decisions": c["decisions"],
-            "voluntary_per_100": [100 * v / d if d else 0.0
-                                  for v, d in zip(c["voluntary"], c["decisions"])],
-            "cards_per_voluntary": c["taken"] / vol if vol else 0.0,
-            "mean_hand": c["hand"] / dec if dec else 0.0,
-        }
+           "a_by_figure": [{"figure": list(band), **n} for band, n in zip(BANDS, bands)]}
+    out["seats"] = {name: _seat_summary(c) for name, c in sides.items()}
     return out
 
 
