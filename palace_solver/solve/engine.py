@@ -111,25 +111,28 @@ def use_eval_weights(name: str = "", policy: str = "") -> None:
     eng = _module()
     path = weights_path(name)
     source = weights_path(policy) if policy else path
-    if eng.eval_weights_loaded() != path:
-        import numpy as np
-        with np.load(path) as f:
-            eng.load_eval_weights(*(np.ascontiguousarray(f[k], dtype=np.float32)
-                                  for k in ("w1", "b1", "w2", "b2", "w3")), source=path)
-    elif _policy_from[0] == source or (_policy_from[0] is None and not policy):
+    fresh = eng.eval_weights_loaded() != path
+    if not fresh and (_policy_from[0] == source or (_policy_from[0] is None and not policy)):
         return          # (None: the network loaded by another path, with its own model)
-    _use_policy(eng, source, required=bool(policy))
-
-
-def _use_policy(eng, path: str, required: bool) -> None:
-    """Hold ``path``'s policy model (none if the file has none)."""
     import numpy as np
-    with np.load(path) as f:
-        theta = f["policy"].tolist() if "policy" in f.files else None
-    if theta is None:
-        if required:
-            raise ValueError(f"{path} holds no policy model")
-        eng.unload_policy_weights()
+    if fresh or source == path:
+        with np.load(path) as f:     # one read of the file for the network and its model
+            if fresh:
+                eng.load_eval_weights(*(np.ascontiguousarray(f[k], dtype=np.float32)
+                                        for k in ("w1", "b1", "w2", "b2", "w3")), source=path)
+            if source == path:
+                _hold_policy(eng, f, path, required=False)
+                return
+    with np.load(source) as f:
+        _hold_policy(eng, f, source, required=True)
+
+
+def _hold_policy(eng, f, path: str, required: bool) -> None:
+    """Hold the policy model of the open file ``f`` (``path``), or none if it has none."""
+    if "policy" in f.files:
+        eng.load_policy_weights(f["policy"].tolist())
+    elif required:
+        raise ValueError(f"{path} holds no policy model")
     else:
-        eng.load_policy_weights(theta)
+        eng.unload_policy_weights()
     _policy_from[0] = path
