@@ -116,7 +116,8 @@ def row_anatomy(results, a_name: str, b_name: str) -> dict:
             phase = 0 if state.draw_pile > 0 else 1
             c["decisions"][phase] += 1
             c["hand"] += sum(state.hands[me])
-            voluntary = move.kind == PICKUP and len(state.legal_moves()) > 1
+            choice = len(state.legal_moves()) > 1
+            voluntary = move.kind == PICKUP and choice
             if voluntary:
                 c["voluntary"][phase] += 1
                 c["taken"] += len(state.pile)
@@ -127,7 +128,7 @@ def row_anatomy(results, a_name: str, b_name: str) -> dict:
             plies += 1
             before_empty += phase == 0
             last = (side, "pickup" if move.kind == PICKUP else "play",
-                    "voluntary" if len(state.legal_moves()) > 1 else "forced")
+                    "voluntary" if choice else "forced")
         if res["reason"] == "repetition" and last is not None:
             closers[" ".join(last)] += 1
     out = {"games": games, "endings": dict(sorted(endings.items())),
