@@ -1,6 +1,7 @@
 """Generations of the learned values: each learns from the games of the one before.
 
     python benchmarks/generations.py games RUN [--jobs J] [--games N]   # resumable
+    python benchmarks/generations.py sweep GEN                          # the fits it is chosen among
     python benchmarks/generations.py train GEN                          # the next network
     python benchmarks/generations.py test RUN --first F [--games N]     # networks on held-out games
 
@@ -10,7 +11,9 @@ whenever (:mod:`palace_solver.learn.engine_games`), and a run's file resumes whe
 stopped. ``train GEN`` fits generation GEN's network and policy model on the runs its
 recipe names (:data:`RECIPES`) and writes ``palace_solver/data/eval_weights-genGEN.npz``;
 the same games, recipe and seed give the same weights bit for bit on one machine
-(numpy pinned to one thread).
+(numpy pinned to one thread). ``sweep GEN`` fits the variants a generation is chosen
+among (:data:`SWEEPS`, written before they are fitted) and writes each one's held-out
+log loss to ``results/generationGEN-sweep.json``; the lowest becomes the recipe.
 
 Runs:
 
@@ -51,7 +54,13 @@ import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from palace_solver.learn.engine_games import first_games, game_tasks, run_games  # noqa: E402
-from palace_solver.learn.generation import RECIPES, fit_generation, save_generation  # noqa: E402
+from palace_solver.learn.generation import (  # noqa: E402
+    RECIPES,
+    SWEEPS,
+    fit_generation,
+    save_generation,
+    sweep,
+)
 
 #: Where the runs' game files live: committed (about 5 KB a game), so that a run grows
 #: across sessions and a generation's recipe can be rebuilt from a clone.
@@ -202,6 +211,10 @@ def main(argv=None) -> int:
     t = sub.add_parser("train", help="fit a generation's network and policy model")
     t.add_argument("gen", type=int)
     t.add_argument("--out", type=Path, help="default: palace_solver/data/eval_weights-genGEN.npz")
+    w = sub.add_parser("sweep", help="fit the variants a generation is chosen among "
+                       "(SWEEPS) and name the one of lowest held-out log loss")
+    w.add_argument("gen", type=int, choices=sorted(SWEEPS))
+    w.add_argument("--output", type=Path, help="default: results/generationGEN-sweep.json")
     s = sub.add_parser("test", help="score networks on games no recipe trained on")
     s.add_argument("run", choices=sorted(RUNS))
     s.add_argument("--first", type=int, required=True, help="the first game scored")
@@ -226,6 +239,21 @@ def main(argv=None) -> int:
         print(text)
         if args.output:
             args.output.write_text(text + "\n")
+        return 0
+    if args.cmd == "sweep":
+        import json
+        grid = SWEEPS[args.gen]
+        try:
+            res = sweep(grid, {run: finished_games(run) for run, _ in grid["runs"]},
+                        progress=lambda m: print(m, file=sys.stderr))
+        except ValueError as e:
+            raise SystemExit(str(e))
+        out = args.output or (Path(__file__).resolve().parent / "results"
+                              / f"generation{args.gen}-sweep.json")
+        text = json.dumps({"generation": args.gen, **res}, indent=1)
+        out.write_text(text + "\n")
+        print(text)
+        print(f"{out}", file=sys.stderr)
         return 0
     if args.cmd == "train":
         import json

@@ -13,9 +13,11 @@ import pytest
 from palace_solver.learn.engine_games import first_games, game_tasks, play_selfplay_game
 from palace_solver.learn.generation import (
     RECIPES,
+    SWEEPS,
     fit_generation,
     games_digest,
     save_generation,
+    sweep,
 )
 from palace_solver.solve.engine import weights_path
 from scripts import load_script
@@ -29,7 +31,10 @@ def _meta(gen):
 
 
 def _runs(recipe):
-    return {run: first_games(GAMES / f"{run}.jsonl") for run, _ in recipe["runs"]}
+    # a recipe may read a recorded strength row (``row:ROW``): the script reads those
+    gens = _generations_script()
+    return {run: gens.finished_games(run) if run.startswith(gens.ROW_RUN)
+            else first_games(GAMES / f"{run}.jsonl") for run, _ in recipe["runs"]}
 
 
 @pytest.mark.parametrize("gen", sorted(RECIPES))
@@ -75,6 +80,37 @@ def test_the_fit_is_deterministic():
     # and the games matter: another set gives other weights
     c = fit_generation(1, recipe, {"r": games[:11] + games[:1]})
     assert not np.array_equal(a["weights"]["w1"], c["weights"]["w1"])
+
+
+def test_a_sweep_fits_every_variant_and_chooses_the_lowest_held_out_log_loss():
+    games = [(t["id"], play_selfplay_game(t)) for t in game_tasks(20, seed=6, agent="greedy")]
+    grid = {"runs": [["r", 20]], "init": ["gen0", "gen1"],
+            "train": {"epochs": [1, 2], "lr": [5e-4], "seed": [0]}}
+    res = sweep(grid, {"r": games})
+    assert [(f["recipe"]["init"], f["recipe"]["train"]["epochs"]) for f in res["fits"]] == [
+        ("gen0", 1), ("gen0", 2), ("gen1", 1), ("gen1", 2)]
+    lls = [f["held_logloss"] for f in res["fits"]]
+    assert len(set(lls)) == 4
+    assert res["chosen"] == res["fits"][lls.index(min(lls))]["recipe"]
+    # the chosen recipe, fitted as a generation, has the log loss the sweep reported
+    from palace_solver.learn.train import errors
+    again = fit_generation(3, res["chosen"], {"r": games})
+    assert errors(again["weights"], again["held"])["logloss"] == min(lls)
+
+
+def test_each_planned_sweep_names_runs_the_repository_can_hold():
+    gens = _generations_script()
+    for gen, grid in SWEEPS.items():
+        assert gen not in RECIPES or RECIPES[gen]["runs"] == grid["runs"]
+        for run, count in grid["runs"]:
+            assert count > 0
+            if run.startswith(gens.ROW_RUN):
+                from strength import RECORDED, ROWS  # benchmarks/strength.py
+                row = run[len(gens.ROW_RUN):]
+                assert row in RECORDED and ROWS[row][2] == 2
+                assert count <= ROWS[row][4] * 2   # its starts, both seatings
+            else:
+                assert run in gens.RUNS
 
 
 def _generations_script():

@@ -19,7 +19,8 @@ import json
 
 import numpy as np
 
-__all__ = ["RECIPES", "fit_generation", "games_digest", "save_generation"]
+__all__ = ["RECIPES", "SWEEPS", "fit_generation", "games_digest", "save_generation",
+           "sweep"]
 
 #: generation -> recipe. ``runs``: (run, first games) pairs (benchmarks/generations.py
 #: plays the runs); ``init``: the generation it goes on from; ``train``: options of
@@ -45,6 +46,17 @@ RECIPES: dict = {
         "policy": {"ridge": 1e-3}},
 }
 
+#: generation -> the fits it is chosen among, written before they are fitted: every
+#: combination of ``init`` and the trainer's options listed, on the runs named; the one
+#: of lowest held-out log loss becomes the generation's recipe (:func:`sweep`,
+#: ``benchmarks/generations.py sweep``). Generation 3: docs/learning.md.
+SWEEPS: dict = {
+    3: {"runs": [["gen0-train", 360], ["gen1-calib", 400], ["row:t1-engine", 1000]],
+        "init": ["gen0", "gen2"],
+        "train": {"epochs": [1, 2], "lr": [2.5e-4, 5e-4], "decay": [1e-3], "seed": [0]},
+        "policy": {"ridge": 1e-3}},
+}
+
 
 def games_digest(games) -> str:
     """A digest of ``(number, record)`` games' numbers and events (what the fit reads)."""
@@ -58,23 +70,13 @@ def fit_generation(gen: int, recipe: dict, runs: dict, progress=None) -> dict:
     "held"}``.
 
     :raises ValueError: a run holds fewer finished games than the recipe needs."""
-    from ..solve.engine import weights_path
     from .engine_games import to_dataset
-    from .model import load_weights
     from .policy import decisions, fit, loglik
     from .train import train
 
-    games, digests = [], []
-    for run, count in recipe["runs"]:
-        got = list(runs.get(run, ()))[:count]
-        if len(got) < count:
-            raise ValueError(f"run {run}: {len(got)} finished games, the recipe needs {count}")
-        # game numbers of different runs apart, so that 'held out' (9 mod 10) is per game
-        games += [(g + 1_000_000 * len(digests), rec) for g, rec in got]
-        digests.append(games_digest(got))
-    data = to_dataset(games)
-    init = load_weights(weights_path(recipe["init"]))[0] if recipe.get("init") else None
-    out = train([data], init=init, progress=progress, **recipe["train"])
+    games, digests = _recipe_games(recipe, runs)
+    out = train([to_dataset(games)], init=_init(recipe), progress=progress,
+                **recipe["train"])
     pol = decisions(games)
     held = pol["game"] % 10 == 9
     theta = fit(pol, select=~held, **recipe.get("policy", {}))
@@ -83,6 +85,52 @@ def fit_generation(gen: int, recipe: dict, runs: dict, progress=None) -> dict:
                 policy={"train": loglik(theta, pol, ~held), "held": loglik(theta, pol, held)})
     return {"weights": out["weights"], "policy": np.asarray(theta, np.float64), "meta": meta,
             "held": out["held"]}
+
+
+def _recipe_games(recipe: dict, runs: dict):
+    """The games a recipe reads, numbered apart per run, and each run's digest."""
+    games, digests = [], []
+    for run, count in recipe["runs"]:
+        got = list(runs.get(run, ()))[:count]
+        if len(got) < count:
+            raise ValueError(f"run {run}: {len(got)} finished games, the recipe needs {count}")
+        # game numbers of different runs apart, so that 'held out' (9 mod 10) is per game
+        games += [(g + 1_000_000 * len(digests), rec) for g, rec in got]
+        digests.append(games_digest(got))
+    return games, digests
+
+
+def _init(recipe: dict):
+    from ..solve.engine import weights_path
+    from .model import load_weights
+    return load_weights(weights_path(recipe["init"]))[0] if recipe.get("init") else None
+
+
+def sweep(grid: dict, runs: dict, progress=None) -> dict:
+    """Fit every combination of a :data:`SWEEPS` entry on its runs' games (read once) and
+    name the one of lowest held-out log loss: ``{"fits": [{"recipe", "held_logloss"}],
+    "chosen": recipe}``, each ``recipe`` one :func:`fit_generation` takes. Ties go to the
+    first listed."""
+    import itertools
+
+    from .engine_games import to_dataset
+    from .train import errors, train
+
+    games, _ = _recipe_games(grid, runs)
+    data = to_dataset(games)
+    keys = sorted(grid["train"])
+    fits = []
+    for init, values in itertools.product(grid["init"],
+                                          itertools.product(*(grid["train"][k] for k in keys))):
+        recipe = {"runs": grid["runs"], "init": init, "train": dict(zip(keys, values)),
+                  "policy": grid.get("policy", {})}
+        out = train([data], init=_init(recipe), **recipe["train"])
+        ll = errors(out["weights"], out["held"])["logloss"]
+        fits.append({"recipe": recipe, "held_logloss": ll})
+        if progress is not None:
+            progress(f"{init} {recipe['train']}: held-out log loss {ll:.4f}")
+    best = min(range(len(fits)), key=lambda i: (fits[i]["held_logloss"], i))
+    return {"fits": fits, "chosen": fits[best]["recipe"]}
 
 
 def save_generation(res: dict, path) -> dict:
