@@ -129,16 +129,18 @@ class SearchConfig:
 #: the game's history, the network of generation 1 at the horizon) within an equal share
 #: of 120,000 nodes: a larger budget searches deeper (depth 7.0 on average). 1.07x the CPU
 #: of engine1's decision in the draw phase, 0.92x after (benchmarks/engine_cost.py
-#: --repeat 3); its strength is benchmarks/RESULTS-strength.md's g1 rows.
+#: --repeat 3); its strength is benchmarks/RESULTS-strength.md's g1 rows. The others'
+#: hands are dealt in proportion to the policy model's likelihood of their plays tempered
+#: to the power 0.5 (the t1-engine row's rule adopted it: 0.512 against the untempered).
 ENGINE = SearchConfig(determinizations=24, nodes=120_000, chance_width=0, rollouts=0,
                       max_depth=64, ordered=True, eval="learned", weights="gen1", infer=4,
-                      revealed=True)
+                      infer_temp=0.5, revealed=True)
 #: The ``engine`` agent once the draw pile is empty: each deal searched by iterative deepening
 #: (every chance outcome, the learned evaluation at the horizon) within an equal share of
 #: 150,000 nodes, so that it sees the other side's replies, the repetitions among them.
 ENGINE_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, rollouts=0,
                           max_depth=64, eval="learned", weights="gen1", infer=4,
-                          revealed=True)
+                          infer_temp=0.5, revealed=True)
 #: ``engine1``: the engine as it stood before the learned values of its own games (flat
 #: Monte Carlo in the draw phase: each root move, then one compiled greedy playout, up to
 #: 2,048 deals or 800,000 nodes; the endgame as above with the network learned from greedy
