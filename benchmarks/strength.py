@@ -62,6 +62,9 @@ TEMPERED = "engine:infer_temp=0.5:end_infer_temp=0.5"
 #: pickup at most 0.05 better only where the pickup's figure is at most 0.33, the
 #: positions it already leads (method_bots.progress_pick): RESULTS-strength.md's p2 rows
 LEADING = "engine:pickup_margin=0.05:pickup_below=0.33"
+#: ``engine`` (as the t1 and p2 decisions leave it) with generation 3's network and policy
+#: model in both phases (docs/learning.md, Generation 3): RESULTS-strength.md's g3 row
+GEN3 = "engine:weights=gen3:end_weights=gen3"
 
 #: row -> (A, B, players, kind, starts asked)
 ROWS = {
@@ -142,6 +145,10 @@ ROWS = {
     # an engine unchanged since g1-x4-engine does not replay that row's games; size and
     # place fixed before its first game.
     "b1-x4-engine": ("engine:budget=4", "engine", 2, "full", 500),
+    # Generation 3 against engine (RESULTS-strength.md, Generation 3): decides; its place,
+    # after the p2 decision and before the rows measuring engine, and its size fixed before
+    # its first game, once the network existed.
+    "g3-engine": (GEN3, "engine", 2, "full", 500),
 }
 
 #: The seed of a row's starts where it is not 0 (every row before b1-x4-engine has 0):
@@ -162,8 +169,9 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
          "g1-hint-engine", "t1-engine")
 #: Rows queued only once the row before them has decided what ``engine`` is: the queue stops
 #: after ``t1-engine`` so that no row is begun with an engine its rule may replace. Then the
-#: p2 rows (``P2_AFTER_T1``), which may change ``engine`` again, and after their decision
-#: (with the t1 candidate adopted, t1-noinfer first) b1-x4-engine and these.
+#: p2 rows (``P2_AFTER_T1``), which may change ``engine`` again, then g3-engine, which may
+#: too, and after its decision (with the t1 candidate adopted, t1-noinfer first)
+#: b1-x4-engine and these.
 P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
 AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "c1-engine", "e1-server_ismcts")
 
@@ -174,13 +182,13 @@ AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "c1-engine", "e1-server_ismct
 #: nothing in a game); and p2-server_ismcts, whose draws benchmarks/draw_anatomy.py
 #: --row can then count with the engine's figures.
 RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p2-engine",
-                      "p2-server_ismcts"})
+                      "p2-server_ismcts", "g3-engine"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
 BEFORE_GEN1 = {row for row in ROWS
                if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-", "t1-",
-                                        "p2-", "b1-"))}
+                                        "p2-", "b1-", "g3-"))}
 
 
 def _file(row):
@@ -345,6 +353,18 @@ def p2_decision() -> bool | None:
             and compare("p2-server_ismcts", "r1-server_ismcts")["ci95"][0] > 0)
 
 
+def g3_decision() -> bool | None:
+    """Generation 2's rule for generation 3 on the complete g3-engine row: adopted if its
+    interval lies above 0.5 (None: not complete)."""
+    if not _complete("g3-engine"):
+        return None
+    return partial("g3-engine")["ci95"][0] > 0.5
+
+
+def _g3_in_engine() -> bool:
+    return ENGINE.weights == "gen3" and ENGINE_END.weights == "gen3"
+
+
 def _t1_in_engine() -> bool:
     return ENGINE.infer_temp == 0.5 and ENGINE_END.infer_temp == 0.5
 
@@ -357,10 +377,12 @@ def _p2_in_engine() -> bool:
 _ASK = object()
 
 
-def queue_rows(t1=_ASK, p2=_ASK, t1_applied=_ASK, p2_applied=_ASK) -> tuple[list, str]:
+def queue_rows(t1=_ASK, p2=_ASK, t1_applied=_ASK, p2_applied=_ASK, g3=_ASK,
+               g3_applied=_ASK) -> tuple[list, str]:
     """The rows ``strength.py queue`` plays, in order, as the rules written before them
-    decide, and why the list ends where it does. ``t1``, ``p2``: the decisions (True, False
-    or None for not taken; by default :func:`t1_decision`, :func:`p2_decision`);
+    decide, and why the list ends where it does. ``t1``, ``p2``, ``g3``: the decisions
+    (True, False or None for not taken; by default :func:`t1_decision`,
+    :func:`p2_decision`, :func:`g3_decision`);
     ``*_applied``: whether ``engine`` already is the adopted candidate. A decision that
     adopts a candidate stops the list until its change is in ``engine``: no row is begun
     with an engine its rule replaces."""
@@ -379,6 +401,14 @@ def queue_rows(t1=_ASK, p2=_ASK, t1_applied=_ASK, p2_applied=_ASK) -> tuple[list
         return rows, ("the p2 rows adopted progress where the engine leads: make "
                       "pickup_margin=0.05, pickup_below=0.33 engine's defaults "
                       "(palace_solver/agents/registry.py), then queue again")
+    rows.append("g3-engine")
+    g3 = g3_decision() if g3 is _ASK else g3
+    if g3 is None:
+        return rows, "g3-engine decides what engine is"
+    if g3 and not (_g3_in_engine() if g3_applied is _ASK else g3_applied):
+        return rows, ("g3-engine adopted generation 3: set ENGINE and ENGINE_END "
+                      "weights='gen3' (palace_solver/sample/drawsearch.py) and measure the "
+                      "analyses' calibration again, then queue again")
     rows += (["t1-noinfer"] if t1 else []) + ["b1-x4-engine"] + list(AFTER_DECISION)
     return rows, "every planned row"
 

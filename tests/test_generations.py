@@ -111,6 +111,11 @@ def test_each_planned_sweep_names_runs_the_repository_can_hold():
                 assert count <= ROWS[row][4] * 2   # its starts, both seatings
             else:
                 assert run in gens.RUNS
+        # a generation chosen by its sweep is the sweep's choice, as the sweep wrote it
+        out = Path(gens.__file__).parent / "results" / f"generation{gen}-sweep.json"
+        if gen in RECIPES:
+            chosen = json.loads(out.read_text())["chosen"]
+            assert chosen == json.loads(json.dumps(RECIPES[gen]))
 
 
 def _generations_script():

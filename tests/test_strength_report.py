@@ -149,11 +149,17 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert rows == q + p2 and "p2 rows decide" in why
     rows, why = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=False)
     assert rows == q + p2 and "pickup_below=0.33" in why
+    rows, why = strength.queue_rows(t1=False, p2=False, g3=None)
+    assert rows == q + p2 + ["g3-engine"] and "g3-engine decides" in why
+    rows, why = strength.queue_rows(t1=False, p2=True, p2_applied=True, g3=True,
+                                    g3_applied=False)
+    assert rows == q + p2 + ["g3-engine"] and "weights='gen3'" in why
     # the measuring rows, with the ablation only for an adopted t1 candidate
-    rows, _ = strength.queue_rows(t1=False, p2=False)
-    assert rows == q + p2 + ["b1-x4-engine"] + after
-    rows, _ = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=True)
-    assert rows == q + p2 + ["t1-noinfer", "b1-x4-engine"] + after
+    rows, _ = strength.queue_rows(t1=False, p2=False, g3=False)
+    assert rows == q + p2 + ["g3-engine", "b1-x4-engine"] + after
+    rows, _ = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=True,
+                                  g3=True, g3_applied=True)
+    assert rows == q + p2 + ["g3-engine", "t1-noinfer", "b1-x4-engine"] + after
 
 
 def test_the_rules_as_written(monkeypatch):
@@ -178,6 +184,11 @@ def test_the_rules_as_written(monkeypatch):
     assert strength.p2_decision() is True
     scores["p2-server_ismcts - r1-server_ismcts"] = (0.02, 0.0, 0.04)
     assert strength.p2_decision() is False                # the interval reaches 0
+    assert strength.g3_decision() is None
+    scores["g3-engine"] = (0.53, 0.5, 0.56)
+    assert strength.g3_decision() is False                # the interval reaches 0.5
+    scores["g3-engine"] = (0.53, 0.501, 0.56)
+    assert strength.g3_decision() is True
 
 
 def test_queue_plays_each_row_short_of_its_starts_in_order_and_stops_on_a_stuck_one(

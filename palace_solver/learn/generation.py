@@ -44,6 +44,13 @@ RECIPES: dict = {
     2: {"runs": [["gen0-train", 360], ["gen1-calib", 400]], "init": "gen0",
         "train": {"epochs": 1, "lr": 5e-4, "decay": 1e-3, "seed": 0},
         "policy": {"ridge": 1e-3}},
+    # Generation 3 adds the thousand recorded games of the strength row t1-engine (engine
+    # against engine, generation 1 at its full budget). Chosen by SWEEPS[3] (eight fits,
+    # benchmarks/results/generation3-sweep.json): held-out log loss 0.6246, the gentlest
+    # fit, from gen0.
+    3: {"runs": [["gen0-train", 360], ["gen1-calib", 400], ["row:t1-engine", 1000]],
+        "init": "gen0", "train": {"decay": 1e-3, "epochs": 1, "lr": 2.5e-4, "seed": 0},
+        "policy": {"ridge": 1e-3}},
 }
 
 #: generation -> the fits it is chosen among, written before they are fitted: every
