@@ -149,11 +149,20 @@ ROWS = {
     # after the p2 decision and before the rows measuring engine, and its size fixed before
     # its first game, once the network existed.
     "g3-engine": (GEN3, "engine", 2, "full", 500),
+    # The peers' rows again for ``engine`` as every decision above leaves it (RESULTS-
+    # strength.md, The peers again): starts of seed 2, so that an agent a decision left
+    # unchanged does not replay an earlier row's games; size and place fixed before the
+    # first game; they decide nothing.
+    "f1-greedy": ("engine", "greedy", 2, "full", 500),
+    "f1-det": ("engine", "det", 2, "full", 500),
+    "f1-server_ismcts": ("engine", "server_ismcts", 2, "full", 500),
+    "f1-mos_uct": ("engine", "mos_uct", 2, "full", 500),
 }
 
 #: The seed of a row's starts where it is not 0 (every row before b1-x4-engine has 0):
 #: rows of different seeds share no start, so ``compare`` refuses to pair them.
-SEEDS = {"b1-x4-engine": 1}
+SEEDS = {"b1-x4-engine": 1, "f1-greedy": 2, "f1-det": 2, "f1-server_ismcts": 2,
+         "f1-mos_uct": 2}
 
 
 def row_seed(row: str) -> int:
@@ -171,24 +180,26 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: after ``t1-engine`` so that no row is begun with an engine its rule may replace. Then the
 #: p2 rows (``P2_AFTER_T1``), which may change ``engine`` again, then g3-engine, which may
 #: too, and after its decision (with the t1 candidate adopted, t1-noinfer first)
-#: b1-x4-engine and these.
+#: b1-x4-engine and these: the rows of the issue's marks first (three players, then the
+#: peers again), then the two that measure candidates no rule can adopt any more.
 P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
-AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "c1-engine", "e1-server_ismcts")
+AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "f1-greedy", "f1-det", "f1-server_ismcts",
+                  "f1-mos_uct", "c1-engine", "e1-server_ismcts")
 
 #: Rows whose games keep their events (every chance outcome and move, and each move's
 #: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from
 #: them as from a self-play run: the rows of engines against engines begun after
 #: 2026-12-05 (a row's file cannot change its tasks once begun, and recording changes
-#: nothing in a game); and p2-server_ismcts, whose draws benchmarks/draw_anatomy.py
-#: --row can then count with the engine's figures.
+#: nothing in a game); and p2-server_ismcts and the f1 rows against the searching peers,
+#: whose draws benchmarks/draw_anatomy.py --row can then count with the engine's figures.
 RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p2-engine",
-                      "p2-server_ismcts", "g3-engine"})
+                      "p2-server_ismcts", "g3-engine", "f1-server_ismcts", "f1-mos_uct"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
 BEFORE_GEN1 = {row for row in ROWS
                if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-", "t1-",
-                                        "p2-", "b1-", "g3-"))}
+                                        "p2-", "b1-", "g3-", "f1-"))}
 
 
 def _file(row):
