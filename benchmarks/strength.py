@@ -387,40 +387,48 @@ def _p2_in_engine() -> bool:
 
 _ASK = object()
 
+#: The decisions in the queue's order: name, the rows that take it (after those before),
+#: its rule, whether ``engine`` already is the adopted candidate, why the list waits on it,
+#: and the change an adoption asks for before the list goes on.
+DECISIONS = (
+    ("t1", (), lambda: t1_decision(), lambda: _t1_in_engine(),
+     "t1-engine decides what engine is",
+     "t1-engine adopted the tempered inference: set ENGINE and ENGINE_END infer_temp=0.5 "
+     "(palace_solver/sample/drawsearch.py), then queue again"),
+    ("p2", P2_AFTER_T1, lambda: p2_decision(), lambda: _p2_in_engine(),
+     "the p2 rows decide what engine is",
+     "the p2 rows adopted progress where the engine leads: make pickup_margin=0.05, "
+     "pickup_below=0.33 engine's defaults (palace_solver/agents/registry.py), then queue "
+     "again"),
+    ("g3", ("g3-engine",), lambda: g3_decision(), lambda: _g3_in_engine(),
+     "g3-engine decides what engine is",
+     "g3-engine adopted generation 3: set ENGINE and ENGINE_END weights='gen3' "
+     "(palace_solver/sample/drawsearch.py) and measure the analyses' calibration again, "
+     "then queue again"),
+)
 
-def queue_rows(t1=_ASK, p2=_ASK, t1_applied=_ASK, p2_applied=_ASK, g3=_ASK,
-               g3_applied=_ASK) -> tuple[list, str]:
+
+def queue_rows(**given) -> tuple[list, str]:
     """The rows ``strength.py queue`` plays, in order, as the rules written before them
-    decide, and why the list ends where it does. ``t1``, ``p2``, ``g3``: the decisions
-    (True, False or None for not taken; by default :func:`t1_decision`,
-    :func:`p2_decision`, :func:`g3_decision`);
-    ``*_applied``: whether ``engine`` already is the adopted candidate. A decision that
-    adopts a candidate stops the list until its change is in ``engine``: no row is begun
-    with an engine its rule replaces."""
-    t1 = t1_decision() if t1 is _ASK else t1
-    rows = list(QUEUE)
-    if t1 is None:
-        return rows, "t1-engine decides what engine is"
-    if t1 and not (_t1_in_engine() if t1_applied is _ASK else t1_applied):
-        return rows, ("t1-engine adopted the tempered inference: set ENGINE and ENGINE_END "
-                      "infer_temp=0.5 (palace_solver/sample/drawsearch.py), then queue again")
-    rows += P2_AFTER_T1
-    p2 = p2_decision() if p2 is _ASK else p2
-    if p2 is None:
-        return rows, "the p2 rows decide what engine is"
-    if p2 and not (_p2_in_engine() if p2_applied is _ASK else p2_applied):
-        return rows, ("the p2 rows adopted progress where the engine leads: make "
-                      "pickup_margin=0.05, pickup_below=0.33 engine's defaults "
-                      "(palace_solver/agents/registry.py), then queue again")
-    rows.append("g3-engine")
-    g3 = g3_decision() if g3 is _ASK else g3
-    if g3 is None:
-        return rows, "g3-engine decides what engine is"
-    if g3 and not (_g3_in_engine() if g3_applied is _ASK else g3_applied):
-        return rows, ("g3-engine adopted generation 3: set ENGINE and ENGINE_END "
-                      "weights='gen3' (palace_solver/sample/drawsearch.py) and measure the "
-                      "analyses' calibration again, then queue again")
-    rows += (["t1-noinfer"] if t1 else []) + ["b1-x4-engine"] + list(AFTER_DECISION)
+    decide (:data:`DECISIONS`), and why the list ends where it does. ``t1=``, ``p2=``,
+    ``g3=``: a decision (True, False or None for not taken; by default its rule on the
+    rows' files); ``t1_applied=`` and so on: whether ``engine`` already is the adopted
+    candidate. A decision that adopts a candidate stops the list until its change is in
+    ``engine``: no row is begun with an engine its rule replaces."""
+    unknown = set(given) - {k for d in DECISIONS for k in (d[0], f"{d[0]}_applied")}
+    if unknown:
+        raise TypeError(f"queue_rows: no decision named {sorted(unknown)}")
+    rows, taken = list(QUEUE), {}
+    for name, extra, rule, in_engine, waiting, change in DECISIONS:
+        rows += extra
+        decided = given.get(name, _ASK)
+        taken[name] = decided = rule() if decided is _ASK else decided
+        if decided is None:
+            return rows, waiting
+        applied = given.get(f"{name}_applied", _ASK)
+        if decided and not (in_engine() if applied is _ASK else applied):
+            return rows, change
+    rows += (["t1-noinfer"] if taken["t1"] else []) + ["b1-x4-engine"] + list(AFTER_DECISION)
     return rows, "every planned row"
 
 

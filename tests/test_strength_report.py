@@ -160,6 +160,8 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     rows, _ = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=True,
                                   g3=True, g3_applied=True)
     assert rows == q + p2 + ["g3-engine", "t1-noinfer", "b1-x4-engine"] + after
+    with pytest.raises(TypeError, match="t2"):
+        strength.queue_rows(t2=True)
 
 
 def test_the_rules_as_written(monkeypatch):
