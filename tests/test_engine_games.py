@@ -75,3 +75,32 @@ def test_training_arrays_and_the_policy_data_come_from_the_replays():
     # greedy plays one move for each position: the fitted model explains it far better
     # than a uniform choice among the legal moves does
     assert ll["model"] > ll["uniform"] + 0.3
+
+
+def test_the_policy_fit_is_the_penalised_likelihoods_maximum():
+    from palace_solver.learn import policy
+    games = [(t["id"], play_selfplay_game(t))
+             for t in game_tasks(6, seed=3, agent="greedy", players={2: 1})]
+    d = decisions(games)
+    x, mask = d["x"].astype(np.float64), d["mask"]
+    # the blocked Hessian is the textbook sum over every padded move
+    rng = np.random.default_rng(0)
+    p = policy._probs(rng.normal(0, 0.3, x.shape[2]), x, mask)
+    mean = np.einsum("nm,nmf->nf", p, x)
+    xc = x - mean[:, None, :]
+    counts = mask.sum(axis=1)
+    spread = policy._spread(x, mean, p, np.argsort(counts, kind="stable"), counts, chunk=7)
+    np.testing.assert_allclose(spread, np.einsum("nm,nmf,nmg->fg", p, xc, xc),
+                               rtol=1e-10, atol=1e-10)
+
+    # at the fit, the penalised log-likelihood's gradient (by finite differences) is zero
+    ridge = 1e-2
+    theta = fit(d, ridge=ridge)
+    n = len(d["y"])
+
+    def objective(t):
+        return loglik(t, d)["model"] * n - ridge * n * (t @ t)
+    for k in rng.choice(len(theta), 6, replace=False):
+        e = np.zeros_like(theta)
+        e[k] = 1e-5
+        assert abs(objective(theta + e) - objective(theta - e)) / 2e-5 < 1e-4 * n

@@ -7,9 +7,11 @@ A generation is a file, ``palace_solver/data/eval_weights-genK.npz``: the value 
 
 A recipe (:data:`RECIPES`) names the self-play runs and how many of each run's first games
 it learns from, the network it goes on from and the trainer's options and seed. The same
-games, recipe and seed give the same weights bit for bit on one machine with numpy on one
-thread (:func:`fit_generation`; tests/test_generations.py rebuilds generation 1 from the
-games the repository holds and compares). Held-out games are those numbered 9 mod 10:
+games, recipe and seed give the same network bit for bit on one machine with numpy on one
+thread (:func:`fit_generation`; tests/test_generations.py rebuilds every shipped generation
+from the games the repository holds and compares). The policy models of generations 1-3
+were fitted before the fit's Hessian became blocked matrix products
+(:func:`palace_solver.learn.policy.fit`): a rebuild gives them again to 1e-12. Held-out games are those numbered 9 mod 10:
 never trained on, they give the errors reported in ``meta``.
 """
 from __future__ import annotations
