@@ -25,7 +25,8 @@ the draw pile's order per deal (each refill a chance node, two draws kept per no
 candidate of RESULTS-strength.md's e1 rows), on the decisions while the draw pile holds
 cards only (once it is empty there is no order to see, and the figures are ``after``'s).
 One batch task a game, resumable, games F .. F+N-1 of the run in
-``benchmarks/results/calibration/RUN-WHICH-FFFF.jsonl`` (a run's games arrive over hours:
+``benchmarks/results/calibration/RUN-WHICH-FFFF.jsonl`` (``--label L``: RUN-L-FFFF; the
+tasks name the configurations analysed, so a file of others is refused, not resumed) (a run's games arrive over hours:
 one file per block of games, and ``report`` reads them all).
 
 ``report`` prints, per tenth of the figure (deciles of [0, 1]), the count, the mean figure
@@ -62,7 +63,7 @@ import numpy as np  # noqa: E402
 
 from palace_solver.agents.method_bots import history_positions, view_position  # noqa: E402
 from palace_solver.analysis import analyze, exact_history, is_exact_mode  # noqa: E402
-from palace_solver.jobs.batch import run_batch  # noqa: E402
+from palace_solver.jobs.batch import BatchError, run_batch  # noqa: E402
 from palace_solver.learn.engine_games import read_games, replay_tracked  # noqa: E402
 from palace_solver.learn.calibration import fit_map, search_rows  # noqa: E402
 from palace_solver.learn.calibration import read_rows as load_rows  # noqa: E402
@@ -105,6 +106,16 @@ def figure(pos, history, which: str) -> tuple[dict, str, dict | None] | None:
             cal["raw_mover_loss"] if cal else None)
 
 
+def analysis_digest(which: str) -> str:
+    """A digest of the configurations ``which`` analyses with (the calibration map's name
+    is one of their fields)."""
+    from palace_solver.sample.drawsearch import HINT_END
+    configs = {"before": (HINT1, HINT1_END), "after": (HINT, HINT_END),
+               "unordered": (UNORDERED, HINT_END)}[which]
+    text = json.dumps([c.to_json() for c in configs], sort_keys=True)
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
 def calib_task(task: dict) -> dict:
     """One game's kept decisions: figure of the move played, outcome, draw pile, method."""
     (game,) = [g for g in read_games(task["file"]) if g[0] == task["game"]] or [(None, None)]
@@ -141,12 +152,17 @@ def run(args) -> None:
     # two players only: a position with a player out has no analysis (POSITION.md), and
     # the skill is against the constant 1/2
     games = [g for g in games if have[g]["n"] == 2]
-    tasks = [{"id": g, "game": g, "file": str(path), "which": args.which, "keep": args.keep}
-             for g in games]
+    # the configurations analysed are part of every task, so that a file written by other
+    # ones (an engine since changed) is refused, not resumed as if it were this run's
+    tasks = [{"id": g, "game": g, "file": str(path), "which": args.which, "keep": args.keep,
+              "analysis": analysis_digest(args.which)} for g in games]
     OUT.mkdir(parents=True, exist_ok=True)
-    out = OUT / f"{args.run}-{args.which}-{args.first:04d}.jsonl"
-    run_batch(calib_task, tasks, jobs=args.jobs, output=out, progress=True,
-              label="calibration games")
+    out = OUT / f"{args.run}-{args.label or args.which}-{args.first:04d}.jsonl"
+    try:
+        run_batch(calib_task, tasks, jobs=args.jobs, output=out, progress=True,
+                  label="calibration games")
+    except BatchError as e:
+        raise SystemExit(f"{e}\n(a new measurement of the same games: give it a --label)")
     print(f"{out}", file=sys.stderr)
 
 
@@ -331,6 +347,8 @@ def main(argv=None) -> int:
     r.add_argument("--games", type=int, default=50, help="games from --first (one file)")
     r.add_argument("--keep", type=float, default=0.12)
     r.add_argument("--jobs", type=int, default=1)
+    r.add_argument("--label", default="", help="the file's name in place of --which's "
+                   "(RUN-LABEL-FIRST.jsonl): a new measurement of games already measured")
     p = sub.add_parser("report")
     p.add_argument("files", nargs="+")
     p.add_argument("--json", action="store_true")

@@ -183,3 +183,24 @@ def test_the_unordered_run_is_the_hints_search_without_the_draw_order():
     calib = load_script("benchmarks/calibration.py")
     assert HINT.ordered and not calib.UNORDERED.ordered and calib.UNORDERED.chance_width == 2
     assert calib.UNORDERED.with_(ordered=True, chance_width=HINT.chance_width) == HINT
+
+
+def test_a_calibration_file_of_other_configurations_is_refused_not_resumed(tmp_path,
+                                                                           monkeypatch):
+    calib = load_script("benchmarks/calibration.py")
+    digests = {w: calib.analysis_digest(w) for w in ("before", "after", "unordered")}
+    assert len(set(digests.values())) == 3
+    assert calib.analysis_digest("after") == digests["after"]          # deterministic
+    # the analyses change (say, another inference): the digest does
+    monkeypatch.setattr(calib, "HINT", HINT.with_(infer_temp=HINT.infer_temp / 2))
+    assert calib.analysis_digest("after") != digests["after"]
+    # a file written for the old configuration is refused by the batch layer
+    from palace_solver.jobs.batch import BatchError, run_batch
+    games = tmp_path / "g.jsonl"
+    task = {"id": 1, "game": 1, "file": str(games), "which": "after", "keep": 0.0}
+    out = tmp_path / "c.jsonl"
+    run_batch(lambda t: {"game": t["game"], "rows": []},
+              [{**task, "analysis": digests["after"]}], output=out)
+    with pytest.raises(BatchError, match="another batch"):
+        run_batch(lambda t: {"game": t["game"], "rows": []},
+                  [{**task, "analysis": calib.analysis_digest("after")}], output=out)
