@@ -25,9 +25,10 @@ the draw pile's order per deal (each refill a chance node, two draws kept per no
 candidate of RESULTS-strength.md's e1 rows), on the decisions while the draw pile holds
 cards only (once it is empty there is no order to see, and the figures are ``after``'s).
 One batch task a game, resumable, games F .. F+N-1 of the run in
-``benchmarks/results/calibration/RUN-WHICH-FFFF.jsonl`` (``--label L``: RUN-L-FFFF; the
-tasks name the configurations analysed, so a file of others is refused, not resumed) (a run's games arrive over hours:
-one file per block of games, and ``report`` reads them all).
+``benchmarks/results/calibration/RUN-WHICH-FFFF.jsonl`` (a run's games arrive over hours:
+one file per block of games, and ``report`` reads them all). The tasks name the
+configurations analysed, so a file written by others (an engine since changed) is refused,
+not resumed: ``--label L`` writes RUN-L-FFFF.jsonl, a new measurement of the same games.
 
 ``report`` prints, per tenth of the figure (deciles of [0, 1]), the count, the mean figure
 and the mean outcome; the bias (mean figure minus mean outcome) overall and while the draw

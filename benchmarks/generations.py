@@ -1,7 +1,7 @@
 """Generations of the learned values: each learns from the games of the one before.
 
     python benchmarks/generations.py games RUN [--jobs J] [--games N]   # resumable
-    python benchmarks/generations.py sweep GEN                          # the fits it is chosen among
+    python benchmarks/generations.py sweep GEN                          # the fits to choose from
     python benchmarks/generations.py train GEN                          # the next network
     python benchmarks/generations.py test RUN --first F [--games N]     # networks on held-out games
 

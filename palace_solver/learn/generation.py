@@ -11,8 +11,9 @@ games, recipe and seed give the same network bit for bit on one machine with num
 thread (:func:`fit_generation`; tests/test_generations.py rebuilds every shipped generation
 from the games the repository holds and compares). The policy models of generations 1-3
 were fitted before the fit's Hessian became blocked matrix products
-(:func:`palace_solver.learn.policy.fit`): a rebuild gives them again to 1e-12. Held-out games are those numbered 9 mod 10:
-never trained on, they give the errors reported in ``meta``.
+(:func:`palace_solver.learn.policy.fit`): a rebuild gives them again to 1e-12. Held-out
+games are those numbered 9 mod 10: never trained on, they give the errors reported in
+``meta``.
 """
 from __future__ import annotations
 
