@@ -104,11 +104,11 @@ def test_agents_by_name():
     assert (e.endgame.nodes, e.config.nodes, e.use_history) == (5000, 1000, True)
     assert make_agent("engine:end=flat").endgame is None
     assert make_agent("engine:history=0").use_history is False
-    assert (make_agent("engine").pickup_margin,
-            make_agent("engine:pickup_margin=0.05").pickup_margin) == (0.0, 0.05)
-    assert (make_agent("engine").pickup_below,
-            make_agent("engine:pickup_margin=0.05:pickup_below=0.33").pickup_below) \
-        == (1.0, 0.33)
+    # the p2 rows' decision made progress where it leads engine's default
+    assert (make_agent("engine").pickup_margin, make_agent("engine").pickup_below) == (0.05, 0.33)
+    old = make_agent("engine:pickup_margin=0:pickup_below=1")
+    assert (old.pickup_margin, old.pickup_below) == (0.0, 1.0)
+    assert (make_agent("engine1").pickup_margin, make_agent("engine1").pickup_below) == (0.0, 1.0)
     for bad in ("engine:end=deeper", "engine:end=flat:end_nodes=9", "engine:end_bogus=1",
                 "engine:contempt=0.3", "engine:end_contempt=-0.1",
                 "engine:pickup_margin=0.3", "engine:pickup_margin=-0.01",

@@ -73,7 +73,10 @@ def test_a_pickup_margin_is_recorded_only_where_it_is_set():
     strength = load_script("benchmarks/strength.py")
     rec = strength.agent_budget(strength.PROGRESS)
     assert rec[f"{strength.PROGRESS}.pickup_margin"] == 0.05
-    assert not any(k.endswith("pickup_margin") for k in strength.agent_budget("engine"))
+    assert strength.agent_budget("engine")["engine.pickup_below"] == 0.33   # since p2
+    for old in ("engine1", "engine:pickup_margin=0:pickup_below=1"):
+        assert not any(k.endswith(("pickup_margin", "pickup_below"))
+                       for k in strength.agent_budget(old))
 
 
 def test_the_queue_names_rows_once_and_keeps_each_plans_order():

@@ -319,7 +319,7 @@ class SearchBot(_Base):
     draw pile is empty (None: ``config``). ``use_history``: give the search the positions
     already played that can come back (:meth:`history_views`), from the tracker.
     ``pickup_margin``: a pickup gives way to a play whose loss is within this much of it
-    (:func:`progress_pick`; 0: the best move, as ``engine`` plays), where the pickup's loss
+    (:func:`progress_pick`; 0: the best move, as ``engine1`` plays), where the pickup's loss
     is at most ``pickup_below`` (1: everywhere)."""
 
     name = "engine"

@@ -40,9 +40,9 @@ budgets of both phases, ``engine:budget=0.25`` divides them;
 ``engine:contempt=0.1:end_contempt=0.1`` counts a repetition 0.1 worse than a draw for the
 agent's own seat; ``engine:revealed=0:end_revealed=0`` no longer meets the history's
 positions from before another player showed cards, as before the r1 rows;
-``engine:pickup_margin=0.05`` plays the best play rather than a pickup that is at most 0.05
-better, in both phases, and with ``:pickup_below=0.33`` only where the pickup's loss is at
-most 0.33), ``os_ismcts:sims=100``,
+``engine`` plays its best play rather than a pickup that is at most 0.05 better, in both
+phases, where the pickup's loss is at most 0.33 (``engine:pickup_margin=0:pickup_below=1``
+plays the best move everywhere, as before the p2 rows)), ``os_ismcts:sims=100``,
 ``det:samples=16``, ``ismcts:iterations=400``, ``rollout:seconds=2``, ``hint:seconds=1``,
 ``server_ismcts:sims=1000:c=0.7:grow=1``, ``mos_uct:nodes=513:c=2:cap=1000:policy=robust``.
 
@@ -151,12 +151,19 @@ def openspiel_available() -> bool:
     return True
 
 
+#: Where ``engine`` gives up a near pickup for its best play: a pickup at most this much better
+#: than that play, where the pickup's own loss is at most ``PICKUP_BELOW``. Adopted by the
+#: p2 rows' rule (benchmarks/RESULTS-strength.md, Progress where the engine leads);
+#: ``engine:pickup_margin=0:pickup_below=1`` is the engine before them.
+PICKUP_MARGIN, PICKUP_BELOW = 0.05, 0.33
+
+
 def _scaled(cfg, budget):
     return cfg if budget == 1 else cfg.with_(nodes=max(1, round(cfg.nodes * budget)))
 
 
 def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1,
-            pickup_margin=0.0, pickup_below=1.0, **kw):
+            pickup_margin=PICKUP_MARGIN, pickup_below=PICKUP_BELOW, **kw):
     if end not in ("deep", "flat"):
         raise TypeError(f"end={end!r}: deep or flat")
     endgame = ENGINE_END if end == "deep" else None
