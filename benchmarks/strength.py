@@ -65,6 +65,11 @@ LEADING = "engine:pickup_margin=0.05:pickup_below=0.33"
 #: ``engine`` (as the t1 and p2 decisions leave it) with generation 3's network and policy
 #: model in both phases (docs/learning.md, Generation 3): RESULTS-strength.md's g3 row
 GEN3 = "engine:weights=gen3:end_weights=gen3"
+#: UNORDERED as e1-server_ismcts was begun with it: every option a decision has changed in
+#: ``engine`` since (the t1 and p2 rows; generation 3 if g3-engine adopts it) pinned to its
+#: value then, so that the name builds the agent that played the row's first games
+UNORDERED_AS_BEGUN = (UNORDERED + ":infer_temp=1:end_infer_temp=1:weights=gen1:end_weights=gen1"
+                      ":pickup_margin=0:pickup_below=1")
 
 #: row -> (A, B, players, kind, starts asked)
 ROWS = {
@@ -125,7 +130,7 @@ ROWS = {
     # in this order. e1-x4-e1, the budget row of the candidate, is played only if the
     # candidate becomes engine.
     "e1-engine": (UNORDERED, "engine", 2, "full", 500),
-    "e1-server_ismcts": (UNORDERED, "server_ismcts", 2, "full", 500),
+    "e1-server_ismcts": (UNORDERED_AS_BEGUN, "server_ismcts", 2, "full", 500),
     "e1-x4-e1": (UNORDERED + ":budget=4", UNORDERED, 2, "full", 200),
     # The inference's weights tempered (RESULTS-strength.md, Tempered inference): against
     # today's engine (the row that decides), then, only if the candidate becomes engine,
@@ -158,6 +163,12 @@ ROWS = {
     "f1-server_ismcts": ("engine", "server_ismcts", 2, "full", 500),
     "f1-mos_uct": ("engine", "mos_uct", 2, "full", 500),
 }
+
+#: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
+#: another agent: that name. Their ROWS entry names the agent that played them with every
+#: changed option pinned; :func:`respecify` moves their file to it once the recorded budget
+#: and a game played again show that it is the same agent.
+RESPECIFIED = {"e1-server_ismcts": UNORDERED}
 
 #: The seed of a row's starts where it is not 0 (every row before b1-x4-engine has 0):
 #: rows of different seeds share no start, so ``compare`` refuses to pair them.
@@ -243,6 +254,7 @@ def run(row: str, starts: int | None, jobs: int) -> dict:
     side = HERE / f"{row}.agents.json"
     rec = provenance.record()
     record = {"agents": [agent_budget(a), agent_budget(b)], "provenance": []}
+    respecify(row)
     if side.exists():
         old = json.loads(side.read_text())
         if old["agents"] != record["agents"]:
@@ -260,6 +272,61 @@ def run(row: str, starts: int | None, jobs: int) -> dict:
     runs[-1] = dict(provenance.finish(rec), finished=True, games=out["games"])
     side.write_text(json.dumps(record, indent=1) + "\n")
     return out
+
+
+def _renamed(budget: dict, old: str, new: str) -> dict:
+    """An agent's recorded budget with its name ``old`` written ``new``."""
+    out = {}
+    for k, v in budget.items():
+        if k == "name":
+            out[k] = new if v == old else v
+        else:
+            out[new + k[len(old):] if k.startswith(old + ".") else k] = v
+    return out
+
+
+_TIMING = ("seconds", "a_seconds", "b_seconds")
+
+
+def respecify(row: str) -> None:
+    """Move a row of :data:`RESPECIFIED` from the name its games were begun under to its
+    ROWS entry, which pins the options changed since: the games' results do not hold the
+    agents' names, only the file's fingerprint and its sidecar do.
+
+    :raises SystemExit: the pinned name records another budget than the one the row was
+        begun with, or one of its games, played again, comes out differently."""
+    old_a, path = RESPECIFIED.get(row), _file(row)
+    if old_a is None or not path.exists():
+        return
+    a, b, n, kind, asked = ROWS[row]
+    lines = path.read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    begun = match_tasks(old_a, b, players=n, kind=kind, starts=asked, seed=row_seed(row),
+                        rules=Rules(), record=row in RECORDED)
+    if header.get("fingerprint") != batch_fingerprint(play_task, begun):
+        return  # moved already, or another batch: run_batch refuses it
+    side = HERE / f"{row}.agents.json"
+    record = json.loads(side.read_text())
+    if record["agents"][0] != _renamed(agent_budget(a), a, old_a):
+        raise SystemExit(f"{row}: {a} records another budget than {old_a} had")
+    done = dict(finished_results(path))
+    tasks = row_tasks(row)
+    first = next(t for t in tasks if t["id"] in done)
+    again = play_task(first)
+    if ({k: v for k, v in again.items() if k not in _TIMING}
+            != {k: v for k, v in done[first["id"]].items() if k not in _TIMING}):
+        raise SystemExit(f"{row}: game {first['id']} played by {a} differs from its record")
+    header["fingerprint"] = batch_fingerprint(play_task, tasks)
+    tmp = path.with_suffix(".respec")
+    tmp.write_text(json.dumps(header, sort_keys=True, separators=(",", ":")) + "\n"
+                   + "".join(lines[1:]))
+    tmp.replace(path)
+    record["agents"][0] = agent_budget(a)
+    record.setdefault("respecified", []).append(
+        {"from": old_a, "to": a, "game_played_again": first["id"],
+         "commit": provenance.git_commit()[0]})
+    side.write_text(json.dumps(record, indent=1) + "\n")
+    print(f"{row}: its games, begun as {old_a}, now under {a}", file=sys.stderr)
 
 
 def grow(row: str, starts: int) -> None:

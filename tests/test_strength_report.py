@@ -215,3 +215,70 @@ def test_queue_plays_each_row_short_of_its_starts_in_order_and_stops_on_a_stuck_
     with pytest.raises(SystemExit, match="c is still short"):
         strength.main(["queue"])
     assert played == ["b", "c", "c"]
+
+
+def test_every_row_short_of_its_starts_records_the_agents_its_name_builds_today():
+    # else the queue would refuse it when it comes to it (a decision changed engine's
+    # defaults after the row was begun: RESPECIFIED)
+    import json
+    strength = load_script("benchmarks/strength.py")
+    queued, _ = strength.queue_rows(t1=True, p2=True, g3=False, t1_applied=True,
+                                    p2_applied=True)
+    assert "e1-server_ismcts" in queued
+    for row in queued:
+        a, b, *_ = strength.ROWS[row]
+        side = strength.HERE / f"{row}.agents.json"
+        if side.exists() and not strength._complete(row):
+            recorded = json.loads(side.read_text())["agents"]
+            assert recorded == [strength.agent_budget(a), strength.agent_budget(b)], row
+
+
+def _begin(strength, tmp_path, monkeypatch, a):
+    monkeypatch.setattr(strength, "HERE", tmp_path)
+    monkeypatch.setattr(strength, "ROWS", {"x": (a, "greedy", 2, "full", 1)})
+    monkeypatch.setattr(strength, "RECORDED", frozenset())
+    monkeypatch.setattr(strength, "SEEDS", {})
+    strength.run("x", None, 1)
+
+
+def test_a_row_begun_under_a_name_that_now_builds_another_agent_moves_to_its_pinned_name(
+        tmp_path, monkeypatch):
+    import json
+    strength = load_script("benchmarks/strength.py")
+    old = "engine:nodes=300"
+    _begin(strength, tmp_path, monkeypatch, old)
+    games = (tmp_path / "x.jsonl").read_text().splitlines()[1:]
+    # the same agent, every option spelled out: the row moves to it and plays on from there
+    pinned = old + ":pickup_margin=0.05:pickup_below=0.33"
+    monkeypatch.setattr(strength, "ROWS", {"x": (pinned, "greedy", 2, "full", 1)})
+    monkeypatch.setattr(strength, "RESPECIFIED", {})
+    with pytest.raises(SystemExit, match="other agents"):   # not declared moved: refused
+        strength.run("x", None, 1)
+    monkeypatch.setattr(strength, "RESPECIFIED", {"x": old})
+    strength.run("x", None, 1)
+    assert (tmp_path / "x.jsonl").read_text().splitlines()[1:] == games   # nothing replayed
+    side = json.loads((tmp_path / "x.agents.json").read_text())
+    assert side["agents"][0] == strength.agent_budget(pinned)
+    assert [(r["from"], r["to"]) for r in side["respecified"]] == [(old, pinned)]
+    strength.respecify("x")            # once moved, nothing more to do
+    assert len(json.loads((tmp_path / "x.agents.json").read_text())["respecified"]) == 1
+
+
+def test_a_row_is_not_moved_to_a_name_that_plays_otherwise(tmp_path, monkeypatch):
+    strength = load_script("benchmarks/strength.py")
+    old = "engine:nodes=300"
+    _begin(strength, tmp_path, monkeypatch, old)
+    monkeypatch.setattr(strength, "RESPECIFIED", {"x": old})
+    # another budget: refused on the record
+    monkeypatch.setattr(strength, "ROWS", {"x": ("engine:nodes=400", "greedy", 2, "full", 1)})
+    with pytest.raises(SystemExit, match="another budget"):
+        strength.respecify("x")
+    # the same record but a game that comes out otherwise: refused on the game
+    pinned = old + ":pickup_margin=0.05"
+    monkeypatch.setattr(strength, "ROWS", {"x": (pinned, "greedy", 2, "full", 1)})
+    path = tmp_path / "x.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    lines[1] = lines[1].replace('"decisions":', '"decisions":1', 1)
+    path.write_text("".join(lines))
+    with pytest.raises(SystemExit, match="differs from its record"):
+        strength.respecify("x")
