@@ -311,11 +311,12 @@ def respecify(row: str) -> None:
         raise SystemExit(f"{row}: {a} records another budget than {old_a} had")
     done = dict(finished_results(path))
     tasks = row_tasks(row)
-    first = next(t for t in tasks if t["id"] in done)
-    again = play_task(first)
-    if ({k: v for k, v in again.items() if k not in _TIMING}
-            != {k: v for k, v in done[first["id"]].items() if k not in _TIMING}):
-        raise SystemExit(f"{row}: game {first['id']} played by {a} differs from its record")
+    first = next((t for t in tasks if t["id"] in done), None)
+    if first is not None:   # (a row without a finished game has nothing to play again)
+        again = play_task(first)
+        if ({k: v for k, v in again.items() if k not in _TIMING}
+                != {k: v for k, v in done[first["id"]].items() if k not in _TIMING}):
+            raise SystemExit(f"{row}: game {first['id']} played by {a} differs from its record")
     header["fingerprint"] = batch_fingerprint(play_task, tasks)
     tmp = path.with_suffix(".respec")
     tmp.write_text(json.dumps(header, sort_keys=True, separators=(",", ":")) + "\n"
@@ -323,7 +324,7 @@ def respecify(row: str) -> None:
     tmp.replace(path)
     record["agents"][0] = agent_budget(a)
     record.setdefault("respecified", []).append(
-        {"from": old_a, "to": a, "game_played_again": first["id"],
+        {"from": old_a, "to": a, "game_played_again": first and first["id"],
          "commit": provenance.git_commit()[0]})
     side.write_text(json.dumps(record, indent=1) + "\n")
     print(f"{row}: its games, begun as {old_a}, now under {a}", file=sys.stderr)
