@@ -109,6 +109,8 @@ ROWS = {
     # game, run in this order.
     "c1-server_ismcts": (CONTEMPT, "server_ismcts", 2, "full", 500),
     "c1-greedy": (CONTEMPT, "greedy", 2, "full", 500),
+    # Not begun when the c2 rows were planned: it then measures contempt on ``engine`` as
+    # the p2 and g3 decisions leave it, and decides with c2-server_ismcts (C2_ROWS).
     "c1-engine": (CONTEMPT, "engine", 2, "full", 500),
     # Revealed cards in the history (RESULTS-strength.md, Revealed cards): against
     # generation 1 without it (the row that decides), then on the starts of
@@ -162,6 +164,11 @@ ROWS = {
     "f1-det": ("engine", "det", 2, "full", 500),
     "f1-server_ismcts": ("engine", "server_ismcts", 2, "full", 500),
     "f1-mos_uct": ("engine", "mos_uct", 2, "full", 500),
+    # Contempt again, on the engine that gives up near pickups where it leads (RESULTS-
+    # strength.md, rows c2-): on the starts of p2-server_ismcts (paired by start with it),
+    # then c1-engine, not begun, decides with it; starts, rule and place fixed before the
+    # first game, after the g3 decision and before the rows measuring engine.
+    "c2-server_ismcts": (CONTEMPT, "server_ismcts", 2, "full", 500),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -182,20 +189,25 @@ def row_seed(row: str) -> int:
 #: The order the rows still short of their starts are played in (``strength.py queue``),
 #: across plans: each row's place was set before its first game, as RESULTS-strength.md
 #: says for each of them (the p1 rows after g1-x4-engine1 and before the rest of the g1
-#: plan; c1-engine, which decides nothing, after them; e1-server_ismcts, begun before
+#: plan; e1-server_ismcts, begun before
 #: e1-engine's end and deciding nothing once e1-engine had kept engine as it was, last).
 #: A new session restarts it all with one command; complete rows are skipped.
 QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engine",
          "g1-hint-engine", "t1-engine")
 #: Rows queued only once the row before them has decided what ``engine`` is: the queue stops
 #: after ``t1-engine`` so that no row is begun with an engine its rule may replace. Then the
-#: p2 rows (``P2_AFTER_T1``), which may change ``engine`` again, then g3-engine, which may
-#: too, and after its decision (with the t1 candidate adopted, t1-noinfer first)
-#: b1-x4-engine and these: the rows of the issue's marks first (three players, then the
-#: peers again), then the two that measure candidates no rule can adopt any more.
+#: p2 rows (``P2_AFTER_T1``), which may change ``engine`` again, then g3-engine and the c2
+#: rows (``C2_ROWS``), which may too, and after their decisions (with the t1 candidate
+#: adopted, t1-noinfer first) b1-x4-engine and these: the rows of the issue's marks first
+#: (three players, then the peers again), then the one that measures a candidate no rule
+#: can adopt any more.
 P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
 AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "f1-greedy", "f1-det", "f1-server_ismcts",
-                  "f1-mos_uct", "c1-engine", "e1-server_ismcts")
+                  "f1-mos_uct", "e1-server_ismcts")
+#: The rows of the c2 decision (contempt on the engine as the p2 and g3 decisions leave it),
+#: played after the g3 decision: c1-engine, planned earlier to decide nothing and not begun,
+#: decides with the new row.
+C2_ROWS = ("c2-server_ismcts", "c1-engine")
 
 #: Rows whose games keep their events (every chance outcome and move, and each move's
 #: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from
@@ -204,13 +216,14 @@ AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "f1-greedy", "f1-det", "f1-se
 #: nothing in a game); and p2-server_ismcts and the f1 rows against the searching peers,
 #: whose draws benchmarks/draw_anatomy.py --row can then count with the engine's figures.
 RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p2-engine",
-                      "p2-server_ismcts", "g3-engine", "f1-server_ismcts", "f1-mos_uct"})
+                      "p2-server_ismcts", "g3-engine", "f1-server_ismcts", "f1-mos_uct",
+                      "c2-server_ismcts"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
 BEFORE_GEN1 = {row for row in ROWS
                if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-", "t1-",
-                                        "p2-", "b1-", "g3-", "f1-"))}
+                                        "p2-", "b1-", "g3-", "f1-", "c2-"))}
 
 
 def _file(row):
@@ -440,6 +453,21 @@ def g3_decision() -> bool | None:
     return partial("g3-engine")["ci95"][0] > 0.5
 
 
+def c2_decision() -> bool | None:
+    """The rule for contempt on the two complete c2 rows: adopted if c2-server_ismcts is
+    above p2-server_ismcts, paired by start, its interval above 0, and c1-engine's interval
+    does not lie below 0.5 (None: a row not complete)."""
+    if not all(_complete(r) for r in C2_ROWS):
+        return None
+    return (compare("c2-server_ismcts", "p2-server_ismcts")["ci95"][0] > 0
+            and partial("c1-engine")["ci95"][1] >= 0.5)
+
+
+def _c2_in_engine() -> bool:
+    ag = make_agent("engine")
+    return ag.config.contempt == 0.1 and ag.endgame.contempt == 0.1
+
+
 def _g3_in_engine() -> bool:
     return ENGINE.weights == "gen3" and ENGINE_END.weights == "gen3"
 
@@ -473,13 +501,18 @@ DECISIONS = (
      "g3-engine adopted generation 3: set ENGINE and ENGINE_END weights='gen3' "
      "(palace_solver/sample/drawsearch.py) and measure the analyses' calibration again, "
      "then queue again"),
+    ("c2", C2_ROWS, lambda: c2_decision(), lambda: _c2_in_engine(),
+     "the c2 rows decide what engine is",
+     "the c2 rows adopted contempt: make contempt=0.1 and end_contempt=0.1 engine's "
+     "defaults (palace_solver/agents/registry.py; the analyses keep none), then queue "
+     "again"),
 )
 
 
 def queue_rows(**given) -> tuple[list, str]:
     """The rows ``strength.py queue`` plays, in order, as the rules written before them
     decide (:data:`DECISIONS`), and why the list ends where it does. ``t1=``, ``p2=``,
-    ``g3=``: a decision (True, False or None for not taken; by default its rule on the
+    ``g3=``, ``c2=``: a decision (True, False or None for not taken; by default its rule on the
     rows' files); ``t1_applied=`` and so on: whether ``engine`` already is the adopted
     candidate. A decision that adopts a candidate stops the list until its change is in
     ``engine``: no row is begun with an engine its rule replaces."""

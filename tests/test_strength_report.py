@@ -100,6 +100,11 @@ def test_the_queue_names_rows_once_and_keeps_each_plans_order():
     assert q.index("g1-hint-engine") < q.index("t1-engine") == len(q) - 1
     after = strength.AFTER_DECISION
     assert not set(after) & set(q) and after[-1] == "e1-server_ismcts"
+    # contempt on the engine the p2 and g3 decisions leave decides before the rows
+    # measuring engine, with c1-engine, not begun when it was planned
+    c2 = strength.C2_ROWS
+    assert c2 == ("c2-server_ismcts", "c1-engine") and not set(c2) & set(q + after)
+    assert all(strength.ROWS[r][0] == strength.CONTEMPT for r in c2)
     assert set(after) <= set(strength.ROWS)
     assert "t1-noinfer" not in q + after and "t1-x4-t1" not in strength.ROWS
     # the p2 rows wait for t1-engine's decision too, and come before the rows measuring
@@ -157,12 +162,17 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     rows, why = strength.queue_rows(t1=False, p2=True, p2_applied=True, g3=True,
                                     g3_applied=False)
     assert rows == q + p2 + ["g3-engine"] and "weights='gen3'" in why
+    c2 = list(strength.C2_ROWS)
+    rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=None)
+    assert rows == q + p2 + ["g3-engine"] + c2 and "c2 rows decide" in why
+    rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=True, c2_applied=False)
+    assert rows == q + p2 + ["g3-engine"] + c2 and "end_contempt=0.1" in why
     # the measuring rows, with the ablation only for an adopted t1 candidate
-    rows, _ = strength.queue_rows(t1=False, p2=False, g3=False)
-    assert rows == q + p2 + ["g3-engine", "b1-x4-engine"] + after
+    rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False)
+    assert rows == q + p2 + ["g3-engine"] + c2 + ["b1-x4-engine"] + after
     rows, _ = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=True,
-                                  g3=True, g3_applied=True)
-    assert rows == q + p2 + ["g3-engine", "t1-noinfer", "b1-x4-engine"] + after
+                                  g3=True, g3_applied=True, c2=True, c2_applied=True)
+    assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer", "b1-x4-engine"] + after
     with pytest.raises(TypeError, match="t2"):
         strength.queue_rows(t2=True)
 
@@ -194,6 +204,16 @@ def test_the_rules_as_written(monkeypatch):
     assert strength.g3_decision() is False                # the interval reaches 0.5
     scores["g3-engine"] = (0.53, 0.501, 0.56)
     assert strength.g3_decision() is True
+    assert strength.c2_decision() is None
+    scores["c2-server_ismcts"] = (0.75, 0.74, 0.76)
+    scores["c2-server_ismcts - p2-server_ismcts"] = (0.02, 0.001, 0.04)
+    assert strength.c2_decision() is None                 # c1-engine not complete
+    scores["c1-engine"] = (0.48, 0.45, 0.499)
+    assert strength.c2_decision() is False                # c1-engine below 0.5
+    scores["c1-engine"] = (0.48, 0.45, 0.5)
+    assert strength.c2_decision() is True
+    scores["c2-server_ismcts - p2-server_ismcts"] = (0.02, 0.0, 0.04)
+    assert strength.c2_decision() is False                # the interval reaches 0
 
 
 def test_queue_plays_each_row_short_of_its_starts_in_order_and_stops_on_a_stuck_one(
@@ -222,7 +242,7 @@ def test_every_row_short_of_its_starts_records_the_agents_its_name_builds_today(
     # defaults after the row was begun: RESPECIFIED)
     import json
     strength = load_script("benchmarks/strength.py")
-    queued, _ = strength.queue_rows(t1=True, p2=True, g3=False, t1_applied=True,
+    queued, _ = strength.queue_rows(t1=True, p2=True, g3=False, c2=False, t1_applied=True,
                                     p2_applied=True)
     assert "e1-server_ismcts" in queued
     for row in queued:
