@@ -22,11 +22,19 @@ games ended, which side's move closed each repetition (a pickup or a play, volun
 forced), and A's voluntary pickups by A's own figure for the pickup (its loss when it
 picks up: at most 0.33, 0.33-0.5, above 0.5), which is what ``pickup_below`` reads. The
 games of a row are those of its file so far; these are counts, not estimates.
+
+    python benchmarks/draw_anatomy.py --row ROW --by-ending
+
+gives the same counts for the games of each ending apart (a repeated position, the
+decision cap, a game decided), each with its median length, A's figure over its last 10
+figured decisions (mean over the games) and the games that ended with cards still in the
+draw pile.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 from collections import Counter
 from pathlib import Path
@@ -99,7 +107,8 @@ def row_anatomy(results, a_name: str, b_name: str) -> dict:
     sides = {a_name + " (A)": _seat_counts(), b_name + " (B)": _seat_counts()}
     names = list(sides)
     bands = [{"decisions": 0, "voluntary": 0} for _ in BANDS]
-    games = plies = before_empty = 0
+    games = plies = before_empty = left = 0
+    lengths, last_figures = [], []
     for gid, res in results:
         if "events" not in res:
             raise ValueError(f"game {gid} was played without its events")
@@ -108,8 +117,9 @@ def row_anatomy(results, a_name: str, b_name: str) -> dict:
                 "figures": res["figures"]}
         games += 1
         endings[res["reason"]] += 1
-        last = None
+        last, mine, pile, n = None, [], 0, 0
         for state, move, fig, k in replay(game):
+            n, pile = n + 1, state.draw_pile
             me = state.to_move
             side = names[0] if me == seat_a else names[1]
             c = sides[side]
@@ -122,6 +132,7 @@ def row_anatomy(results, a_name: str, b_name: str) -> dict:
                 c["voluntary"][phase] += 1
                 c["taken"] += len(state.pile)
             if me == seat_a and fig is not None:
+                mine.append(fig)
                 b = next(i for i, (lo, hi) in enumerate(BANDS) if fig <= hi)
                 bands[b]["decisions"] += 1
                 bands[b]["voluntary"] += voluntary
@@ -131,8 +142,18 @@ def row_anatomy(results, a_name: str, b_name: str) -> dict:
                     "voluntary" if choice else "forced")
         if res["reason"] == "repetition" and last is not None:
             closers[" ".join(last)] += 1
+        lengths.append(n)
+        left += pile > 0
+        if mine:
+            last_figures.append(sum(mine[-10:]) / len(mine[-10:]))
     out = {"games": games, "endings": dict(sorted(endings.items())),
            "decisions_per_game": plies / games if games else 0.0,
+           "median_decisions": statistics.median(lengths) if lengths else 0,
+           "a_last_figures": (sum(last_figures) / len(last_figures) if last_figures
+                              else None),
+           "a_last_figures_below": {f"{x:g}": sum(f < x for f in last_figures)
+                                    for x in (0.5, 0.6)},
+           "draw_pile_left": left,
            "share_before_empty": before_empty / plies if plies else 0.0,
            "repetitions_closed_by": dict(sorted(closers.items())),
            "a_by_figure": [{"figure": list(band), **n} for band, n in zip(BANDS, bands)]}
@@ -140,8 +161,25 @@ def row_anatomy(results, a_name: str, b_name: str) -> dict:
     return out
 
 
+def _row_parts(name: str, results, a: str, b: str, by_ending: bool) -> dict:
+    """The counts of a row's games, and with ``by_ending`` those of each ending's games apart
+    (named ``NAME (ENDING)``)."""
+    results = list(results)
+    out = {name: row_anatomy(results, a, b)}
+    if by_ending:
+        for reason in sorted({res["reason"] for _, res in results}):
+            out[f"{name} ({reason})"] = row_anatomy(
+                [(g, res) for g, res in results if res["reason"] == reason], a, b)
+    return out
+
+
 def _row_text(row: str, a: dict) -> str:
+    below = ", ".join(f"{v} below {k}" for k, v in a["a_last_figures_below"].items())
+    fig = "-" if a["a_last_figures"] is None else f"{a['a_last_figures']:.2f}"
     lines = [_table({row: a}), "",
+             f"median decisions {a['median_decisions']:g}; A's figure over its last 10 "
+             f"decisions {fig} (games: {below}); games ended with cards in the draw pile "
+             f"{a['draw_pile_left']}",
              f"repetitions closed by: " + (", ".join(f"{k} {v}" for k, v in
                                                   a["repetitions_closed_by"].items()) or "-"),
              "A's voluntary pickups by its figure: " + ", ".join(
@@ -172,6 +210,8 @@ def main(argv=None) -> int:
     ap.add_argument("--match", action="append", default=[],
                     help="the output file of a recorded palace match (--record DIR "
                     "--output FILE), read as a row of sides A and B")
+    ap.add_argument("--by-ending", action="store_true",
+                    help="with --row or --match: the counts of each ending's games apart too")
     ap.add_argument("--json", action="store_true", help="print the counts as JSON")
     ap.add_argument("--out", help="also write the counts with their provenance to this file")
     args = ap.parse_args(argv)
@@ -187,7 +227,8 @@ def main(argv=None) -> int:
                 ap.error(f"no file of strength row {row!r}")
             a, b = ROWS[row][:2]
             try:
-                rows[row] = row_anatomy(finished_results(_file(row)), a, b)
+                rows.update(_row_parts(row, finished_results(_file(row)), a, b,
+                                       args.by_ending))
             except ValueError as e:
                 ap.error(f"{row}: {e}")
     for f in args.match:
@@ -195,13 +236,14 @@ def main(argv=None) -> int:
         if not Path(f).is_file():
             ap.error(f"no file {f}")
         try:
-            rows[f] = row_anatomy(finished_results(f), "A", "B")
+            rows.update(_row_parts(f, finished_results(f), "A", "B", args.by_ending))
         except ValueError as e:
             ap.error(f"{f}: {e} (play it with --record)")
     if args.json:
         print(json.dumps(rows, indent=1))
     else:
-        named = args.row + args.match
+        named = [k for k in rows if k in args.row + args.match
+                 or k.split(" (")[0] in args.row + args.match]
         plain = {k: v for k, v in rows.items() if k not in named}
         parts = ([_table(plain)] if plain else []) + [_row_text(r, rows[r]) for r in named]
         print("\n\n".join(parts))

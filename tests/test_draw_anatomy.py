@@ -74,6 +74,21 @@ def test_a_recorded_row_counts_as_the_records_of_the_same_games(tmp_path):
     assert set(got["repetitions_closed_by"]) <= {
         f"{side} {kind} {how}" for side in ("cheap (A)", "greedy (B)")
         for kind in ("pickup", "play") for how in ("voluntary", "forced")}
+    # each ending's games apart: they add up to the row, and a decided game has emptied
+    # the draw pile
+    parts = bench._row_parts("row", finished_results(path), "cheap", "greedy", True)
+    assert parts["row"] == got
+    apart = {k: v for k, v in parts.items() if k != "row"}
+    assert sum(v["games"] for v in apart.values()) == 6
+    for name, v in apart.items():
+        reason = name[len("row ("):-1]
+        assert v["endings"] == {reason: v["games"]}
+    if "row (end)" in apart:
+        assert apart["row (end)"]["draw_pile_left"] == 0
+    assert 0 <= got["a_last_figures"] <= 1
+    import statistics
+    assert got["median_decisions"] == statistics.median(
+        res["decisions"] for _, res in finished_results(path))
     plain = tmp_path / "plain.jsonl"
     run_match(cheap, "greedy", starts=1, seed=3, output=plain, progress=False)
     with pytest.raises(ValueError, match="without its events"):
