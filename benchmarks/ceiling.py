@@ -56,7 +56,15 @@ OUT = HERE / "results" / "ceiling.jsonl"
 #: the seed of its choice of a game's position
 PHASES = {"draw": (OUT, lambda d: d > 0, "ceiling"),
           "end": (HERE / "results" / "ceiling-end.jsonl", lambda d: d == 0, "ceiling-end")}
-RUN, FIRST, AGENT = "gen1-calib", 400, "engine"
+RUN, FIRST = "gen1-calib", 400
+#: the engine whose continuations the files hold: ``engine`` as it was when they were
+#: played (2026-12-03), every option a decision has changed since pinned to its value then,
+#: so that a stage played today is played by the same engine as the first
+AGENT = ("engine:revealed=0:end_revealed=0:infer_temp=1:end_infer_temp=1:weights=gen1"
+         ":end_weights=gen1:pickup_margin=0:pickup_below=1")
+#: the name the files were begun under, which builds another engine since (their results
+#: hold no name: :func:`pin` moves a file begun under it to ``AGENT``)
+BEGUN_AGENT = "engine"
 #: continuations a position, in stages: every position's first two, then every position's
 #: next two (the report uses, per position, the stages done in order)
 STAGES = (2, 2)
@@ -200,6 +208,28 @@ def done_prefix(pos: list[dict], results: dict, stages=STAGES) -> tuple[list, li
     return pos[:len(ys)], ys
 
 
+def pin(pos: list[dict], phase: str, out: Path) -> bool:
+    """Move a file begun under :data:`BEGUN_AGENT` to :data:`AGENT` once its first finished
+    continuation, played again by ``AGENT``, comes out as recorded (False: nothing to move).
+
+    :raises SystemExit: it comes out otherwise (``AGENT`` is not the engine that played)."""
+    from palace_solver.jobs.batch import rename_tasks
+    from palace_solver.jobs.match import same_result
+    now = tasks(pos, phase=phase)
+
+    def check(done):
+        first = next((t for t in now if t["id"] in done), None)
+        if first is not None and not same_result(continue_game(first), done[first["id"]]):
+            raise SystemExit(f"{out}: continuation {first['id']} played by {AGENT} differs "
+                             f"from its record")
+    moved = rename_tasks(out, continue_game, tasks(pos, agent=BEGUN_AGENT, phase=phase), now,
+                         check)
+    if moved:
+        print(f"{out.name}: its continuations, begun as {BEGUN_AGENT}, now under {AGENT}",
+              file=sys.stderr)
+    return moved
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -216,6 +246,7 @@ def main(argv=None) -> int:
     pos = positions(games, args.phase)
     if args.cmd == "run":
         from palace_solver.jobs.batch import run_batch
+        pin(pos, args.phase, out)
         run_batch(continue_game, tasks(pos, phase=args.phase), jobs=args.jobs, output=out,
                   label="ceiling")
         return 0

@@ -31,8 +31,8 @@ import provenance
 
 from palace_solver.agents.registry import make_agent
 from palace_solver.game.rules import Rules
-from palace_solver.jobs.batch import FORMAT, batch_fingerprint, finished_results
-from palace_solver.jobs.match import match_tasks, play_task, run_match, summarize
+from palace_solver.jobs.batch import FORMAT, batch_fingerprint, finished_results, rename_tasks
+from palace_solver.jobs.match import match_tasks, play_task, run_match, same_result, summarize
 from palace_solver.sample.drawsearch import ENGINE, ENGINE_END
 from palace_solver.sample.stats import diff_ci
 
@@ -298,9 +298,6 @@ def _renamed(budget: dict, old: str, new: str) -> dict:
     return out
 
 
-_TIMING = ("seconds", "a_seconds", "b_seconds")
-
-
 def respecify(row: str) -> None:
     """Move a row of :data:`RESPECIFIED` from the name its games were begun under to its
     ROWS entry, which pins the options changed since: the games' results do not hold the
@@ -308,36 +305,32 @@ def respecify(row: str) -> None:
 
     :raises SystemExit: the pinned name records another budget than the one the row was
         begun with, or one of its games, played again, comes out differently."""
-    old_a, path = RESPECIFIED.get(row), _file(row)
-    if old_a is None or not path.exists():
+    old_a = RESPECIFIED.get(row)
+    if old_a is None:
         return
     a, b, n, kind, asked = ROWS[row]
-    lines = path.read_text().splitlines(keepends=True)
-    header = json.loads(lines[0])
     begun = match_tasks(old_a, b, players=n, kind=kind, starts=asked, seed=row_seed(row),
                         rules=Rules(), record=row in RECORDED)
-    if header.get("fingerprint") != batch_fingerprint(play_task, begun):
-        return  # moved already, or another batch: run_batch refuses it
     side = HERE / f"{row}.agents.json"
-    record = json.loads(side.read_text())
-    if record["agents"][0] != _renamed(agent_budget(a), a, old_a):
-        raise SystemExit(f"{row}: {a} records another budget than {old_a} had")
-    done = dict(finished_results(path))
-    tasks = row_tasks(row)
-    first = next((t for t in tasks if t["id"] in done), None)
-    if first is not None:   # (a row without a finished game has nothing to play again)
-        again = play_task(first)
-        if ({k: v for k, v in again.items() if k not in _TIMING}
-                != {k: v for k, v in done[first["id"]].items() if k not in _TIMING}):
+    tasks, played = row_tasks(row), []
+
+    def check(done):
+        record = json.loads(side.read_text())
+        if record["agents"][0] != _renamed(agent_budget(a), a, old_a):
+            raise SystemExit(f"{row}: {a} records another budget than {old_a} had")
+        first = next((t for t in tasks if t["id"] in done), None)
+        if first is None:   # (a row without a finished game has nothing to play again)
+            return
+        played.append(first["id"])
+        if not same_result(play_task(first), done[first["id"]]):
             raise SystemExit(f"{row}: game {first['id']} played by {a} differs from its record")
-    header["fingerprint"] = batch_fingerprint(play_task, tasks)
-    tmp = path.with_suffix(".respec")
-    tmp.write_text(json.dumps(header, sort_keys=True, separators=(",", ":")) + "\n"
-                   + "".join(lines[1:]))
-    tmp.replace(path)
+
+    if not rename_tasks(_file(row), play_task, begun, tasks, check):
+        return  # moved already, not begun, or another batch: run_batch refuses it
+    record = json.loads(side.read_text())
     record["agents"][0] = agent_budget(a)
     record.setdefault("respecified", []).append(
-        {"from": old_a, "to": a, "game_played_again": first and first["id"],
+        {"from": old_a, "to": a, "game_played_again": played[0] if played else None,
          "commit": provenance.git_commit()[0]})
     side.write_text(json.dumps(record, indent=1) + "\n")
     print(f"{row}: its games, begun as {old_a}, now under {a}", file=sys.stderr)

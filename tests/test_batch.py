@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from palace_solver.jobs.batch import BatchError, finished_results, run_batch, task_seed
+from palace_solver.jobs.batch import (BatchError, finished_results, rename_tasks, run_batch,
+                                      task_seed)
 
 
 def draw(task):
@@ -118,6 +119,42 @@ def test_output_of_another_batch_is_refused(tmp_path):
     with pytest.raises(BatchError, match="another batch"):
         run_batch(fail_on_three, _tasks(4), output=f)  # same tasks, another function
     assert f.read_bytes() == before  # left untouched
+
+
+def test_a_renamed_batch_resumes_under_its_new_tasks_and_keeps_its_results(tmp_path):
+    f = tmp_path / "o.jsonl"
+    begun = [dict(t, name="old") for t in _tasks(4)]
+    run_batch(draw, begun, output=f)
+    lines = f.read_text().splitlines()[:3]
+    f.write_text("\n".join(lines) + "\n")                     # two tasks finished
+    renamed = [dict(t, name="new") for t in _tasks(4)]
+    with pytest.raises(BatchError, match="another batch"):
+        run_batch(draw, renamed, output=f)
+    seen = []
+    assert rename_tasks(f, draw, begun, renamed, check=seen.append)
+    assert [sorted(d) for d in seen] == [[0, 1]]            # the finished results, by id
+    assert f.read_text().splitlines()[1:] == lines[1:]
+    assert rename_tasks(f, draw, begun, renamed) is False   # moved already
+    got = run_batch(draw, renamed, output=f)
+    assert got == run_batch(draw, begun)
+    assert len(finished_results(f)) == 4
+
+
+def test_a_rename_is_refused_by_its_check_or_for_other_ids(tmp_path):
+    f = tmp_path / "o.jsonl"
+    begun = [dict(t, name="old") for t in _tasks(3)]
+    run_batch(draw, begun, output=f)
+    before = f.read_bytes()
+
+    def refuse(done):
+        raise SystemExit("comes out otherwise")
+    renamed = [dict(t, name="new") for t in _tasks(3)]
+    with pytest.raises(SystemExit, match="otherwise"):
+        rename_tasks(f, draw, begun, renamed, check=refuse)
+    with pytest.raises(BatchError, match="task ids"):
+        rename_tasks(f, draw, begun, renamed[:2])
+    assert f.read_bytes() == before
+    assert rename_tasks(tmp_path / "none.jsonl", draw, begun, renamed) is False
 
 
 def test_foreign_file_and_stray_ids_are_refused(tmp_path):

@@ -123,3 +123,23 @@ def test_each_stage_counts_for_the_positions_before_its_first_gap():
     assert ceil.done_prefix(pos, {"7/0": {"y": 1.0}, "7/1": {"y": 1.0}}) == ([], [])
     order = [t["id"] for t in ceil.tasks([{"game": 5, "decision": 2}, {"game": 7, "decision": 4}])]
     assert order == ["5/0", "5/1", "7/0", "7/1", "5/2", "5/3", "7/2", "7/3"]
+
+
+def test_the_files_resume_under_the_pinned_engine_which_played_them():
+    # their continuations were played by engine as it was on 2026-12-03; pin() moved them to
+    # AGENT after AGENT played their first continuation again as recorded. A stage played
+    # today must be played by that engine, not by today's.
+    import json
+
+    from palace_solver.jobs.batch import batch_fingerprint
+    ceil = _script()
+    ceil.continue_game.__module__ = "__main__"      # as `python benchmarks/ceiling.py run`
+    assert ceil.AGENT != ceil.BEGUN_AGENT
+    assert make_agent(ceil.AGENT).config.infer_temp == 1.0
+    games = sorted((g, r) for g, r in ceil._games(ceil.RUN).items() if g >= ceil.FIRST)
+    for phase, (out, _, _) in ceil.PHASES.items():
+        head = json.loads(out.open().readline())
+        pos = ceil.positions(games, phase)
+        assert head["fingerprint"] == batch_fingerprint(ceil.continue_game,
+                                                        ceil.tasks(pos, phase=phase)), phase
+        assert ceil.pin(pos, phase, out) is False   # nothing more to move

@@ -120,6 +120,37 @@ def finished_results(path) -> list[tuple]:
     return out
 
 
+def rename_tasks(path, fn, begun: Sequence[dict], tasks: Sequence[dict],
+                 check: Callable[[dict], None] | None = None) -> bool:
+    """Move the output file ``path`` of the batch ``begun`` to ``tasks``: the same work
+    whose tasks now spell a field otherwise (an agent named with options a later default
+    would change). Its results stay; its header takes ``tasks``' fingerprint, so that
+    :func:`run_batch` resumes it under them. ``check(done)``, given the finished results by
+    id, may refuse the move by raising (say, when a task played again comes out otherwise).
+
+    :returns: whether the file was moved (False: absent, or not ``begun``'s file: moved
+        already, or another batch, which :func:`run_batch` then refuses).
+    :raises BatchError: ``begun`` and ``tasks`` are not the same ids in the same order."""
+    if _check_ids(begun) != _check_ids(tasks):
+        raise BatchError("a renamed batch keeps its task ids, in their order")
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        return False
+    with open(path, "rb") as f:
+        lines = f.read().split(b"\n")
+    try:
+        header = json.loads(lines[0])
+    except ValueError:
+        return False
+    if header.get("fingerprint") != batch_fingerprint(fn, begun):
+        return False
+    if check is not None:
+        check(dict(finished_results(path)))
+    header["fingerprint"] = batch_fingerprint(fn, tasks)
+    _write_atomic(path, [(_dumps(header) + "\n").encode(), b"\n".join(lines[1:])])
+    return True
+
+
 def _load(path: str, header: dict, keys: set) -> dict:
     """Results already in ``path`` by id key; creates the file (with its header) if absent
     or empty, and cuts a damaged last line.

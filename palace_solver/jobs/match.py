@@ -220,6 +220,16 @@ def p_value(mean: float, values, null: float = 0.5) -> float:
     return t_two_sided_p((mean - null) / math.sqrt(var / n), n - 1)
 
 
+#: the fields of a game's result that time it: two plays of one game differ in them only
+TIMING = ("seconds", "a_seconds", "b_seconds")
+
+
+def same_result(x: dict, y: dict) -> bool:
+    """Whether two results of one game (or one continuation) agree but for their timings."""
+    return ({k: v for k, v in x.items() if k not in TIMING}
+            == {k: v for k, v in y.items() if k not in TIMING})
+
+
 def summarize(tasks, results) -> dict:
     """A's score with its paired interval, p-value, W/D/L, decisions per second."""
     per_start: dict = {}
