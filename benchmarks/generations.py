@@ -88,6 +88,18 @@ RUNS = {
 }
 
 
+#: Runs whose agent's name builds another agent than the one that played their games, since
+#: decisions changed ``engine``'s defaults (benchmarks/RESULTS-strength.md): they take no
+#: more games, whose player would not be the run's; the recipes read the games they hold.
+CLOSED = {
+    "gen0-train": "SEARCH takes engine's defaults, changed since its games (the inference of "
+                  "generation 1, revealed cards, the tempered inference, progress where it "
+                  "leads)",
+    "gen1-calib": "engine has changed since its games (revealed cards, the tempered "
+                  "inference, progress where it leads)",
+}
+
+
 def games_file(run: str) -> Path:
     legacy = {"gen0-calib": "gen0-games.jsonl"}   # the first run's file name
     path = DATA / f"{run}.jsonl"
@@ -271,6 +283,9 @@ def main(argv=None) -> int:
         print(f"{out}", file=sys.stderr)
         return 0
     if args.cmd == "games":
+        if args.run in CLOSED:
+            raise SystemExit(f"run {args.run} takes no more games: {CLOSED[args.run]}; "
+                             f"new games under today's agent are a run of their own (RUNS)")
         out = games_file(args.run)
         out.parent.mkdir(parents=True, exist_ok=True)
         res = run_games(run_tasks(args.run), jobs=args.jobs, output=out)

@@ -160,3 +160,12 @@ def test_a_recorded_strength_row_reads_as_self_play_games(tmp_path):
     run_match(cheap, "greedy", starts=1, seed=3, output=plain, progress=False)
     with pytest.raises(ValueError, match="without its events"):
         gens.row_games(plain, 2)
+
+
+def test_a_run_whose_agent_has_changed_since_its_games_takes_no_more():
+    gens = load_script("benchmarks/generations.py")
+    assert {"gen0-train", "gen1-calib"} <= set(gens.CLOSED) <= set(gens.RUNS)
+    for run in gens.CLOSED:
+        assert gens.games_file(run).exists()     # closed on the games it holds
+        with pytest.raises(SystemExit, match="takes no more games"):
+            gens.main(["games", run])
