@@ -428,14 +428,20 @@ def t1_decision() -> bool | None:
     return s["score"] >= 0.5 and s["ci95"][1] >= 0.5
 
 
+def _gains_and_holds(rows, peer: str, paired: str, equal: str) -> bool | None:
+    """The shape of the p2 and c2 rules: the candidate's row ``peer`` is above ``paired``,
+    paired by start, its interval above 0, and the row ``equal`` against ``engine`` does not
+    lie below 0.5 (None: one of ``rows`` not complete)."""
+    if not all(_complete(r) for r in rows):
+        return None
+    return compare(peer, paired)["ci95"][0] > 0 and partial(equal)["ci95"][1] >= 0.5
+
+
 def p2_decision() -> bool | None:
     """The rule for the p2 candidate on the two complete p2 rows: adopted if p2-engine's
     interval does not lie below 0.5 and p2-server_ismcts is above r1-server_ismcts, paired
     by start, its interval above 0 (None: a row not complete)."""
-    if not all(_complete(r) for r in P2_AFTER_T1):
-        return None
-    return (partial("p2-engine")["ci95"][1] >= 0.5
-            and compare("p2-server_ismcts", "r1-server_ismcts")["ci95"][0] > 0)
+    return _gains_and_holds(P2_AFTER_T1, "p2-server_ismcts", "r1-server_ismcts", "p2-engine")
 
 
 def g3_decision() -> bool | None:
@@ -450,10 +456,7 @@ def c2_decision() -> bool | None:
     """The rule for contempt on the two complete c2 rows: adopted if c2-server_ismcts is
     above p2-server_ismcts, paired by start, its interval above 0, and c1-engine's interval
     does not lie below 0.5 (None: a row not complete)."""
-    if not all(_complete(r) for r in C2_ROWS):
-        return None
-    return (compare("c2-server_ismcts", "p2-server_ismcts")["ci95"][0] > 0
-            and partial("c1-engine")["ci95"][1] >= 0.5)
+    return _gains_and_holds(C2_ROWS, "c2-server_ismcts", "p2-server_ismcts", "c1-engine")
 
 
 def _c2_in_engine() -> bool:

@@ -177,7 +177,10 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
         strength.queue_rows(t2=True)
 
 
-def test_the_rules_as_written(monkeypatch):
+@pytest.fixture
+def ruled(monkeypatch):
+    """strength.py with each row's score, interval and completeness read from ``scores``
+    (row -> (score, lo, hi); "A - B" -> a paired difference)."""
     strength = load_script("benchmarks/strength.py")
     scores = {}
     monkeypatch.setattr(strength, "_complete", lambda row: row in scores)
@@ -185,35 +188,41 @@ def test_the_rules_as_written(monkeypatch):
                         lambda row: {"score": scores[row][0], "ci95": scores[row][1:]})
     monkeypatch.setattr(strength, "compare",
                         lambda a, b: {"ci95": scores[f"{a} - {b}"][1:]})
+    return strength, scores
+
+
+def test_the_rules_as_written(ruled):
+    strength, scores = ruled
     assert strength.t1_decision() is None
     scores["t1-engine"] = (0.499, 0.47, 0.53)
     assert strength.t1_decision() is False
     scores["t1-engine"] = (0.5, 0.47, 0.53)
     assert strength.t1_decision() is True
-    scores["p2-engine"] = (0.47, 0.44, 0.499)
-    assert strength.p2_decision() is None                 # p2-server_ismcts not complete
-    scores["p2-server_ismcts"] = (0.75, 0.74, 0.76)
-    scores["p2-server_ismcts - r1-server_ismcts"] = (0.02, 0.001, 0.04)
-    assert strength.p2_decision() is False                # p2-engine below 0.5
-    scores["p2-engine"] = (0.48, 0.45, 0.51)
-    assert strength.p2_decision() is True
-    scores["p2-server_ismcts - r1-server_ismcts"] = (0.02, 0.0, 0.04)
-    assert strength.p2_decision() is False                # the interval reaches 0
     assert strength.g3_decision() is None
     scores["g3-engine"] = (0.53, 0.5, 0.56)
     assert strength.g3_decision() is False                # the interval reaches 0.5
     scores["g3-engine"] = (0.53, 0.501, 0.56)
     assert strength.g3_decision() is True
-    assert strength.c2_decision() is None
-    scores["c2-server_ismcts"] = (0.75, 0.74, 0.76)
-    scores["c2-server_ismcts - p2-server_ismcts"] = (0.02, 0.001, 0.04)
-    assert strength.c2_decision() is None                 # c1-engine not complete
-    scores["c1-engine"] = (0.48, 0.45, 0.499)
-    assert strength.c2_decision() is False                # c1-engine below 0.5
-    scores["c1-engine"] = (0.48, 0.45, 0.5)
-    assert strength.c2_decision() is True
-    scores["c2-server_ismcts - p2-server_ismcts"] = (0.02, 0.0, 0.04)
-    assert strength.c2_decision() is False                # the interval reaches 0
+
+
+@pytest.mark.parametrize("decision, equal, peer, paired", [
+    ("p2_decision", "p2-engine", "p2-server_ismcts", "r1-server_ismcts"),
+    ("c2_decision", "c1-engine", "c2-server_ismcts", "p2-server_ismcts")])
+def test_the_rules_of_a_gain_on_a_peer_that_holds_against_engine(ruled, decision, equal, peer,
+                                                                  paired):
+    strength, scores = ruled
+    rule = getattr(strength, decision)
+    scores[equal] = (0.47, 0.44, 0.499)
+    assert rule() is None                                 # the peer's row not complete
+    scores[peer] = (0.75, 0.74, 0.76)
+    scores[f"{peer} - {paired}"] = (0.02, 0.001, 0.04)
+    assert rule() is False                                # below 0.5 against engine
+    scores[equal] = (0.48, 0.45, 0.5)
+    assert rule() is True
+    scores[f"{peer} - {paired}"] = (0.02, 0.0, 0.04)
+    assert rule() is False                                # the interval reaches 0
+    del scores[equal]
+    assert rule() is None                                 # the row against engine not done
 
 
 def test_queue_plays_each_row_short_of_its_starts_in_order_and_stops_on_a_stuck_one(
