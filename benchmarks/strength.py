@@ -538,7 +538,10 @@ def _complete(row: str) -> bool:
     return s is not None and s["starts"] >= ROWS[row][4]
 
 
-def report(prefix: str = "") -> str:
+def report(prefix: str = "", partial_scores: bool = False) -> str:
+    """The Progress table of the rows named ``prefix``. A row short of its planned starts
+    shows its starts, games and costs but not its score (unless ``partial_scores``): a row
+    is never stopped or grown after a look at its score, so the table does not offer one."""
     lines = ["| row | A | B | players | starts (asked) | games | A score | 95% CI (paired) | p | "
              "A W/D/L | A ms/decision | B ms/decision | decisions/game |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -550,11 +553,30 @@ def report(prefix: str = "") -> str:
             continue
         ms = [("-" if s[k] is None else f"{s[k]:.1f}") for k in ("a_ms_per_decision",
                                                                   "b_ms_per_decision")]
+        if _complete(row) or partial_scores:
+            score = (f"{s['score']:.3f} | [{s['ci95'][0]:.3f}, {s['ci95'][1]:.3f}] | "
+                     f"{s['p']:.1e} | {s['wins']}/{s['draws']}/{s['losses']}")
+        else:
+            score = "in progress | - | - | -"
         lines.append(f"| {row} | {_label(row, s['a'])} | {_label(row, s['b'])} | "
-                     f"{s['players']} | {s['starts']} "
-                     f"({s['asked']}) | {s['games']} | {s['score']:.3f} | [{s['ci95'][0]:.3f}, "
-                     f"{s['ci95'][1]:.3f}] | {s['p']:.1e} | {s['wins']}/{s['draws']}/"
-                     f"{s['losses']} | {ms[0]} | {ms[1]} | {s['mean_decisions']:.1f} |")
+                     f"{s['players']} | {s['starts']} ({s['asked']}) | {s['games']} | "
+                     f"{score} | {ms[0]} | {ms[1]} | {s['mean_decisions']:.1f} |")
+    return "\n".join(lines)
+
+
+def status() -> str:
+    """The queue's rows in order (:func:`queue_rows`), each one's starts and games so far
+    and whether it is complete, playing next or waiting, with why the list ends; no
+    score."""
+    rows, why = queue_rows()
+    lines, nxt = [], next((r for r in rows if not _complete(r)), None)
+    for row in rows:
+        s = partial(row)
+        starts, games = (0, 0) if s is None else (s["starts"], s["games"])
+        state = "complete" if _complete(row) else ("next" if row == nxt else "waiting")
+        lines.append(f"{row:22s} {starts:4d}/{ROWS[row][4]:<4d} starts {games:5d} games  "
+                     f"{state}")
+    lines.append(f"the list ends there: {why}")
     return "\n".join(lines)
 
 
@@ -577,11 +599,15 @@ def replace_table(text: str, prefix: str, table: str) -> str:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("run", "plan", "queue", "report", "compare", "speed"),
+    ap.add_argument("what", choices=("run", "plan", "queue", "status", "report", "compare",
+                                     "speed"),
                     help="plan: run every row named --prefix in order, each to its starts; "
                     "queue: the planned rows in order, each to its starts, as far as the "
                     "rules' decisions name them (queue_rows); "
-                    "compare ROW ROW: the first's score minus the second's, paired by start")
+                    "status: the queue's rows in order, their starts and games, no score; "
+                    "report: the Progress tables (a row short of its starts without its "
+                    "score); compare ROW ROW: the first's score minus the second's, paired "
+                    "by start (complete rows)")
     ap.add_argument("row", nargs="?", choices=list(ROWS))
     ap.add_argument("other", nargs="?", choices=list(ROWS), help="compare: the second row")
     ap.add_argument("--starts", type=int, default=None, help="starts (default: the row's)")
@@ -589,6 +615,9 @@ def main(argv=None):
     ap.add_argument("--prefix", default="", help="report, plan: the rows named so (g1-)")
     ap.add_argument("--into", type=Path, help="report: also rewrite the table of FILE that "
                     "follows the line naming this report (RESULTS-strength.md's Progress)")
+    ap.add_argument("--partial-scores", action="store_true",
+                    help="report, compare: also the scores of rows short of their starts "
+                    "(a look that must not stop or grow them)")
     args = ap.parse_args(argv)
     if args.what == "run":
         if args.row is None:
@@ -622,9 +651,15 @@ def main(argv=None):
     elif args.what == "compare":
         if args.row is None or args.other is None:
             ap.error("compare needs two rows")
+        short = [r for r in (args.row, args.other) if not _complete(r)]
+        if short and not args.partial_scores:
+            ap.error(f"{', '.join(short)} short of its starts: no score before the end "
+                     f"(--partial-scores to look anyway)")
         print(json.dumps(compare(args.row, args.other)))
+    elif args.what == "status":
+        print(status())
     elif args.what == "report":
-        table = report(args.prefix)
+        table = report(args.prefix, args.partial_scores)
         print(table)
         if args.into:
             args.into.write_text(replace_table(args.into.read_text(), args.prefix, table))

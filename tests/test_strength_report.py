@@ -311,3 +311,31 @@ def test_a_row_is_not_moved_to_a_name_that_plays_otherwise(tmp_path, monkeypatch
     path.write_text("".join(lines))
     with pytest.raises(SystemExit, match="differs from its record"):
         strength.respecify("x")
+
+
+def test_a_row_short_of_its_starts_shows_no_score_unless_asked(monkeypatch, capsys):
+    # a row is never stopped or grown after a look at its score: report, status and compare
+    # do not offer one before the row's end
+    strength = load_script("benchmarks/strength.py")
+    summary = {"a": "engine", "b": "greedy", "players": 2, "starts": 3, "asked": 500,
+               "games": 6, "score": 0.987, "ci95": [0.9, 1.0], "p": 0.01, "wins": 6,
+               "draws": 0, "losses": 0, "a_ms_per_decision": 50.0, "b_ms_per_decision": 0.0,
+               "mean_decisions": 100.0}
+    done = set()
+    monkeypatch.setattr(strength, "ROWS", {"z1-x": ("engine", "greedy", 2, "full", 500)})
+    monkeypatch.setattr(strength, "partial", lambda row: summary)
+    monkeypatch.setattr(strength, "_complete", lambda row: row in done)
+    monkeypatch.setattr(strength, "queue_rows", lambda: (["z1-x"], "z1-x decides"))
+    table = strength.report("z1-")
+    assert "| 3 (500) | 6 | in progress |" in table
+    assert "0.987" not in table and "6/0/0" not in table
+    assert "0.987" in strength.report("z1-", partial_scores=True)
+    assert strength.status().splitlines() == [
+        "z1-x                      3/500  starts     6 games  next",
+        "the list ends there: z1-x decides"]
+    with pytest.raises(SystemExit):
+        strength.main(["compare", "z1-x", "z1-x"])
+    assert "short of its starts" in capsys.readouterr().err
+    done.add("z1-x")
+    assert "| 0.987 | [0.900, 1.000] | 1.0e-02 | 6/0/0 |" in strength.report("z1-")
+    assert "complete" in strength.status()
