@@ -27,8 +27,8 @@ games of a row are those of its file so far; these are counts, not estimates.
 
 gives the same counts for the games of each ending apart (a repeated position, the
 decision cap, a game decided), each with its median length, A's figure over its last 10
-figured decisions (mean over the games) and the games that ended with cards still in the
-draw pile.
+figured decisions (mean over the games), the games that ended with cards still in the
+draw pile, and both sides' hands over the last 100 decisions of each game.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ import argparse
 import json
 import statistics
 import sys
-from collections import Counter
+from collections import Counter, deque
 from pathlib import Path
 
 import provenance
@@ -90,6 +90,8 @@ def _seat_summary(c: dict) -> dict:
             "mean_hand": c["hand"] / dec if dec else 0.0}
 
 
+#: the decisions at each game's end over which both sides' hands are averaged
+LAST = 100
 #: the bands of the mover's own figure for the voluntary pickups of a row's side A
 BANDS = ((0.0, 0.33), (0.33, 0.5), (0.5, 1.0))
 
@@ -108,7 +110,7 @@ def row_anatomy(results, a_name: str, b_name: str) -> dict:
     names = list(sides)
     bands = [{"decisions": 0, "voluntary": 0} for _ in BANDS]
     games = plies = before_empty = left = 0
-    lengths, last_figures = [], []
+    lengths, last_figures, last_hands = [], [], []
     for gid, res in results:
         if "events" not in res:
             raise ValueError(f"game {gid} was played without its events")
@@ -118,8 +120,10 @@ def row_anatomy(results, a_name: str, b_name: str) -> dict:
         games += 1
         endings[res["reason"]] += 1
         last, mine, pile, n = None, [], 0, 0
+        hands: deque = deque(maxlen=LAST)
         for state, move, fig, k in replay(game):
             n, pile = n + 1, state.draw_pile
+            hands.append((sum(state.hands[seat_a]), sum(state.hands[1 - seat_a])))
             me = state.to_move
             side = names[0] if me == seat_a else names[1]
             c = sides[side]
@@ -146,6 +150,8 @@ def row_anatomy(results, a_name: str, b_name: str) -> dict:
         left += pile > 0
         if mine:
             last_figures.append(sum(mine[-10:]) / len(mine[-10:]))
+        if hands:
+            last_hands.append([sum(h[i] for h in hands) / len(hands) for i in (0, 1)])
     out = {"games": games, "endings": dict(sorted(endings.items())),
            "decisions_per_game": plies / games if games else 0.0,
            "median_decisions": statistics.median(lengths) if lengths else 0,
@@ -154,6 +160,11 @@ def row_anatomy(results, a_name: str, b_name: str) -> dict:
            "a_last_figures_below": {f"{x:g}": sum(f < x for f in last_figures)
                                     for x in (0.5, 0.6)},
            "draw_pile_left": left,
+           # both sides' hands over each game's last LAST decisions (mean over the games),
+           # and the games where A's was the larger
+           "last_hands": [sum(h[i] for h in last_hands) / len(last_hands) if last_hands
+                          else None for i in (0, 1)],
+           "a_hand_larger_last": sum(a > b for a, b in last_hands),
            "share_before_empty": before_empty / plies if plies else 0.0,
            "repetitions_closed_by": dict(sorted(closers.items())),
            "a_by_figure": [{"figure": list(band), **n} for band, n in zip(BANDS, bands)]}
@@ -179,7 +190,10 @@ def _row_text(row: str, a: dict) -> str:
     lines = [_table({row: a}), "",
              f"median decisions {a['median_decisions']:g}; A's figure over its last 10 "
              f"decisions {fig} (games: {below}); games ended with cards in the draw pile "
-             f"{a['draw_pile_left']}",
+             f"{a['draw_pile_left']}; hands over the last {LAST} decisions: A "
+             + ("-" if a["last_hands"][0] is None else
+                f"{a['last_hands'][0]:.1f}, B {a['last_hands'][1]:.1f} (A's the larger in "
+                f"{a['a_hand_larger_last']} games)"),
              f"repetitions closed by: " + (", ".join(f"{k} {v}" for k, v in
                                                   a["repetitions_closed_by"].items()) or "-"),
              "A's voluntary pickups by its figure: " + ", ".join(

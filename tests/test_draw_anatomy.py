@@ -86,6 +86,8 @@ def test_a_recorded_row_counts_as_the_records_of_the_same_games(tmp_path):
     if "row (end)" in apart:
         assert apart["row (end)"]["draw_pile_left"] == 0
     assert 0 <= got["a_last_figures"] <= 1
+    assert all(h >= 0 for h in got["last_hands"]) and 0 <= got["a_hand_larger_last"] <= 6
+    assert sum(v["a_hand_larger_last"] for v in apart.values()) == got["a_hand_larger_last"]
     import statistics
     assert got["median_decisions"] == statistics.median(
         res["decisions"] for _, res in finished_results(path))
