@@ -566,17 +566,23 @@ def report(prefix: str = "", partial_scores: bool = False) -> str:
 
 def status() -> str:
     """The queue's rows in order (:func:`queue_rows`), each one's starts and games so far
-    and whether it is complete, playing next or waiting, with why the list ends; no
-    score."""
+    and whether it is complete, playing next or waiting, then the rows planned after the
+    decision the list waits on, with why it waits; no score."""
     rows, why = queue_rows()
+    # the rows after the decision the list waits on, as if each decision not yet taken kept
+    # engine as it is (an adoption changes what they measure, not which they are)
+    taken = {name: bool(rule()) for name, _, rule, *_ in DECISIONS}
+    later, _ = queue_rows(**taken, **{f"{name}_applied": True for name in taken})
     lines, nxt = [], next((r for r in rows if not _complete(r)), None)
-    for row in rows:
+    for row in rows + [r for r in later if r not in rows]:
         s = partial(row)
         starts, games = (0, 0) if s is None else (s["starts"], s["games"])
-        state = "complete" if _complete(row) else ("next" if row == nxt else "waiting")
+        state = ("complete" if _complete(row) else "next" if row == nxt
+                 else "waiting" if row in rows else "planned")
         lines.append(f"{row:22s} {starts:4d}/{ROWS[row][4]:<4d} starts {games:5d} games  "
                      f"{state}")
-    lines.append(f"the list ends there: {why}")
+    lines.append(f"the list waits after {rows[-1]}: {why}" if len(later) > len(rows)
+                 else f"the list ends there: {why}")
     return "\n".join(lines)
 
 

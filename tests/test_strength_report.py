@@ -322,17 +322,20 @@ def test_a_row_short_of_its_starts_shows_no_score_unless_asked(monkeypatch, caps
                "draws": 0, "losses": 0, "a_ms_per_decision": 50.0, "b_ms_per_decision": 0.0,
                "mean_decisions": 100.0}
     done = set()
-    monkeypatch.setattr(strength, "ROWS", {"z1-x": ("engine", "greedy", 2, "full", 500)})
     monkeypatch.setattr(strength, "partial", lambda row: summary)
     monkeypatch.setattr(strength, "_complete", lambda row: row in done)
-    monkeypatch.setattr(strength, "queue_rows", lambda: (["z1-x"], "z1-x decides"))
+    monkeypatch.setattr(strength, "queue_rows",
+                        lambda **kw: (["z1-x"] + (["z1-y"] if kw else []), "z1-x decides"))
+    monkeypatch.setattr(strength, "ROWS", {"z1-x": ("engine", "greedy", 2, "full", 500),
+                                           "z1-y": ("engine", "det", 2, "full", 500)})
     table = strength.report("z1-")
     assert "| 3 (500) | 6 | in progress |" in table
     assert "0.987" not in table and "6/0/0" not in table
     assert "0.987" in strength.report("z1-", partial_scores=True)
     assert strength.status().splitlines() == [
         "z1-x                      3/500  starts     6 games  next",
-        "the list ends there: z1-x decides"]
+        "z1-y                      3/500  starts     6 games  planned",
+        "the list waits after z1-x: z1-x decides"]
     with pytest.raises(SystemExit):
         strength.main(["compare", "z1-x", "z1-x"])
     assert "short of its starts" in capsys.readouterr().err
