@@ -271,3 +271,12 @@ def test_cli_match_json_and_errors():
     res = runner.invoke(cli, ["match", "--help"])
     assert res.exit_code == 0 and "--players" in res.output and "os_ismcts" in res.output
     assert set(AGENTS) >= {"engine", "hint", "rollout", "det", "ismcts", "os_ismcts"}
+
+
+def test_two_results_of_one_game_are_the_same_but_for_their_timings():
+    from palace_solver.jobs.match import same_result
+    one = {"loss": [0.0, 1.0], "decisions": 12, "seconds": 1.5, "a_seconds": 0.7,
+           "b_seconds": 0.8}
+    assert same_result(one, dict(one, seconds=9.0, a_seconds=4.0, b_seconds=5.0))
+    assert not same_result(one, dict(one, decisions=13))
+    assert not same_result(one, dict(one, events=[]))     # a field more is a difference
