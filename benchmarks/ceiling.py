@@ -26,7 +26,10 @@ positions already played (a repetition is a draw, as in the game). With ``K`` ou
 1)`` is an unbiased estimate of ``Var(Y | S)``; the ceiling is its weighted mean over the
 positions against the weighted mean of ``(y_k - 1/2)^2``; 95% interval by bootstrap over
 positions (one a game, so over games). The engine's figure recorded in the game for the
-move it played is scored against the same continuations for comparison.
+move it played is scored against the same continuations for comparison, and the distance
+between the two, paired by position (``ceiling_minus_figure``: ``(f - mean)^2 - var / K``
+estimates ``(f - p)^2`` without bias, so the true distance is never below 0 while its
+estimate may be).
 
 ``--phase end`` asks the same of the decisions with the draw pile empty (the issue's
 +0.45 there), from positions of its own (one a game, drawn with another seed), into
@@ -172,9 +175,15 @@ def ceiling(pos: list[dict], outcomes: list[list[float]], boot: int = 1000, seed
     err = np.array([((f - o) ** 2).mean() for f, o in zip(fig, ys)])
     has = ~np.isnan(fig)
 
+    k = np.array([len(o) for o in ys], dtype=np.float64)
+
     def stats(wt):
+        # (f - mean)^2 - var / K estimates (f - p)^2 without bias: the figure's distance
+        # below the ceiling, on the positions with a figure, paired by position
+        gap = (fig - np.array([o.mean() for o in ys])) ** 2 - var / k
         return {"ceiling": 1 - (wt @ var) / (wt @ ref),
-                "figure": 1 - (wt[has] @ err[has]) / (wt[has] @ ref[has])}
+                "figure": 1 - (wt[has] @ err[has]) / (wt[has] @ ref[has]),
+                "ceiling_minus_figure": (wt[has] @ gap[has]) / (wt[has] @ ref[has])}
     point = stats(w)
     _, counts = group_bootstrap(np.arange(len(w)), boot, np.random.default_rng(seed))
     draws = [stats(w * c) for c in counts]
@@ -183,6 +192,9 @@ def ceiling(pos: list[dict], outcomes: list[list[float]], boot: int = 1000, seed
     for key in ("ceiling", "figure"):
         res[key] = {"brier_skill": round(float(point[key]), 4),
                     "ci95": [round(x, 4) for x in percentile_ci([d[key] for d in draws])]}
+    key = "ceiling_minus_figure"
+    res[key] = {"skill": round(float(point[key]), 4),
+                "ci95": [round(x, 4) for x in percentile_ci([d[key] for d in draws])]}
     res["mean_outcome"] = round(float(w @ [o.mean() for o in ys] / w.sum()), 4)
     res["draw_share"] = round(float(w @ [(o == 0.5).mean() for o in ys] / w.sum()), 4)
     return res

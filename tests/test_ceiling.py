@@ -97,6 +97,11 @@ def test_the_ceiling_estimates_one_minus_expected_variance_over_the_reference():
     # a constant 1/2 has no skill, whatever the continuations say
     flat = ceil.ceiling([{"weight": 1, "figure": 0.5}] * 4000, y.tolist(), boot=10)
     assert flat["figure"]["brier_skill"] == pytest.approx(0.0, abs=1e-12)
+    # the paired distance: none for the true p, the whole ceiling for the constant
+    lo, hi = res["ceiling_minus_figure"]["ci95"]
+    assert lo < 0 < hi and abs(res["ceiling_minus_figure"]["skill"]) < 0.02
+    assert flat["ceiling_minus_figure"]["skill"] == pytest.approx(
+        flat["ceiling"]["brier_skill"], abs=1e-9)
 
 
 def test_weights_count_a_position_as_its_game_s_decisions():
