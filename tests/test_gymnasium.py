@@ -127,6 +127,10 @@ def test_render():
     env = PalaceEnv(num_players=2, render_mode="ansi")
     env.reset(seed=0)
     assert env.render().startswith("Palace 2p")
+    quiet = PalaceEnv(num_players=2)
+    quiet.reset(seed=0)
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert quiet.render() is None
 
 
 def test_searching_opponents_see_only_their_seat():

@@ -443,6 +443,10 @@ def test_render(capsys):
     h.reset(seed=3)
     h.step(int(np.flatnonzero(h.observe(h.agent_selection)["action_mask"])[0]))
     assert capsys.readouterr().out.count("Palace 2p") == 2
+    quiet = raw_env(num_players=2)
+    quiet.reset(seed=3)
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert quiet.render() is None
 
 
 def test_history_is_public():

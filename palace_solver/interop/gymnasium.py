@@ -48,7 +48,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 from ..agents.method_bots import HandTracker
 from ..agents.registry import make_agent, parse_agent
-from .rl import CAP, OBS_SIZE, Game, make_rules, observation_high
+from .rl import CAP, OBS_SIZE, Game, make_rules, observation_high, render_as
 
 __all__ = ["ENV_ID", "PalaceEnv"]
 
@@ -150,15 +150,7 @@ class PalaceEnv(gymnasium.Env):
         return self.game.action_mask().astype(bool)
 
     def render(self):
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() without a render_mode: pass render_mode='ansi' "
-                                  "or 'human' to the environment")
-            return None
-        text = self.game.render()
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return render_as(self.game, self.render_mode)
 
     # -- internals --------------------------------------------------------------------------
     def _play_others(self) -> None:

@@ -56,7 +56,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError("palace_solver.interop.pettingzoo needs PettingZoo and Gymnasium; "
                       "install them with `pip install '.[rl]'`") from e
 
-from .rl import CAP, OBS_SIZE, Game, make_rules, observation_high
+from .rl import CAP, OBS_SIZE, Game, make_rules, observation_high, render_as
 
 __all__ = ["env", "raw_env"]
 
@@ -164,16 +164,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
             self.agent_selection = self.possible_agents[g.to_move]
 
     def render(self):
-        if self.render_mode is None:
-            import gymnasium
-            gymnasium.logger.warn("render() without a render_mode: pass render_mode='ansi' "
-                                  "or 'human' to the environment")
-            return None
-        text = self.game.render()
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return render_as(self.game, self.render_mode)
 
     def close(self):
         pass

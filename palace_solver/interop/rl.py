@@ -549,5 +549,20 @@ class Game:
         return "\n".join(lines)
 
 
+def render_as(game: Game, mode: str | None) -> str | None:
+    """What an environment's ``render()`` gives in ``mode``: the table's text ("ansi"),
+    printed ("human"), or a warning without a mode, as Gymnasium's environments do."""
+    if mode is None:
+        import gymnasium
+        gymnasium.logger.warn("render() without a render_mode: pass render_mode='ansi' "
+                              "or 'human' to the environment")
+        return None
+    text = game.render()
+    if mode == "ansi":
+        return text
+    print(text)
+    return None
+
+
 def _names(counts) -> str:
     return " ".join(rank_name(r) for r in RANKS for _ in range(counts[r])) or "-"
