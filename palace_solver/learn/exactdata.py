@@ -17,11 +17,10 @@ from __future__ import annotations
 import random
 
 from .. import _engine
-from ..agents.method_bots import HandTracker
 from ..agents.play import _sample
-from ..game.state import PLAY_PHASE, State
+from ..game.state import PLAY_PHASE
 from ..jobs.batch import run_batch
-from .selfplay import TURN_CAP, _game_config, new_rows, pack_rows
+from .selfplay import TURN_CAP, _start, new_rows, pack_rows
 
 __all__ = ["exact_tasks", "exact_task", "generate_exact", "random_nodes", "solved_graph"]
 
@@ -70,15 +69,7 @@ def random_nodes(graph, k: int, rng: random.Random, steps: int = 12) -> list[int
 
 
 def _play(task: dict, g: int, out: dict) -> None:
-    n, rules, bots = _game_config(task, g)
-    chance = random.Random(f"learn-chance-{task['seed']}-{g}")
-    bot_rng = random.Random(f"learn-bots-{task['seed']}-{g}")
-    keep_rng = random.Random(f"learn-exact-{task['seed']}-{g}")
-    tracker = HandTracker(n)
-    for b in bots:
-        if hasattr(b, "tracker"):
-            b.tracker = tracker
-    s = State.new_game(rules, n)
+    n, bots, s, tracker, chance, bot_rng, keep_rng = _start(task, g, "exact")
     seen: set = set()
     decisions = 0
     while not s.is_terminal() and decisions < TURN_CAP:

@@ -112,17 +112,24 @@ def _game_config(task: dict, g: int):
     return n, rules, bots
 
 
-def _play(task: dict, g: int, out: dict) -> int:
-    """Play game ``g``, append its kept positions to ``out``; returns them."""
+def _start(task: dict, g: int, keep: str):
+    """Game ``g`` of a task before its deal: the players, their bots (those that track
+    hands reading one tracker), the state, the tracker, and the generators of chance, of
+    the bots and of what is kept (``learn-KEEP-...``), each seeded by the task and game."""
     n, rules, bots = _game_config(task, g)
     chance = random.Random(f"learn-chance-{task['seed']}-{g}")
     bot_rng = random.Random(f"learn-bots-{task['seed']}-{g}")
-    keep_rng = random.Random(f"learn-keep-{task['seed']}-{g}")
+    keep_rng = random.Random(f"learn-{keep}-{task['seed']}-{g}")
     tracker = HandTracker(n)
     for b in bots:
         if hasattr(b, "tracker"):
             b.tracker = tracker
-    s = State.new_game(rules, n)
+    return n, bots, State.new_game(rules, n), tracker, chance, bot_rng, keep_rng
+
+
+def _play(task: dict, g: int, out: dict) -> int:
+    """Play game ``g``, append its kept positions to ``out``; returns them."""
+    n, bots, s, tracker, chance, bot_rng, keep_rng = _start(task, g, "keep")
     seen: set = set()
     kept: list = []
     decisions = 0
