@@ -85,9 +85,10 @@ SECONDS = 2.0
 UNORDERED = HINT.with_(ordered=False, chance_width=2)
 
 
-def figure(pos, history, which: str) -> tuple[dict, str, dict | None] | None:
-    """Each legal move's loss figure for the mover, the method that gave them, and the
-    search's figures before the calibration map (None without one); None where ``which``
+def figure(pos, history, which: str) -> tuple[dict, str, dict | None, set] | None:
+    """Each legal move's loss figure for the mover, the method that gave them, the
+    search's figures before the calibration map (None without one), and the moves whose
+    figure a depth-limited fallback proved (exact, not an estimate); None where ``which``
     does not analyse the position (``unordered`` once the draw pile is empty)."""
     if which == "unordered":
         if pos.draw_pile == 0:
@@ -104,7 +105,8 @@ def figure(pos, history, which: str) -> tuple[dict, str, dict | None] | None:
         a = analyze(pos, time_budget=SECONDS, seed=0, history=history)
     cal = a.stats.get("calibration")
     return ({str(mv.move): mv.loss[pos.to_move] for mv in a.moves}, a.method,
-            cal["raw_mover_loss"] if cal else None)
+            cal["raw_mover_loss"] if cal else None,
+            {str(mv.move) for mv in a.moves if getattr(mv, "resolved", None)})
 
 
 def analysis_digest(which: str) -> str:
@@ -135,11 +137,12 @@ def calib_task(task: dict) -> dict:
         got = figure(pos, history_positions(state, me, tracker), task["which"])
         if got is None:
             continue
-        figs, method, raw = got
+        figs, method, raw, proved = got
         rows.append({"k": k, "draw": state.draw_pile, "figure": figs[str(move)],
                      "best": min(figs.values()), "outcome": rec["loss"][me],
                      "method": method, "n": rec["n"],
-                     **({"raw": raw[str(move)]} if raw else {})})
+                     **({"raw": raw[str(move)]} if raw else {}),
+                     **({"proved": str(move) in proved} if method == "depth_limited" else {})})
     return {"game": task["game"], "rows": rows}
 
 
