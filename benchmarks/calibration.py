@@ -2,7 +2,7 @@
 
     python benchmarks/calibration.py run RUN --which before|after [--first F] [--games N]
     python benchmarks/calibration.py report FILE [FILE ...] [--raw]
-    python benchmarks/calibration.py fit FILE [FILE ...] --name NAME
+    python benchmarks/calibration.py fit FILE [FILE ...] --name NAME [--fallback]
     python benchmarks/calibration.py pair FILE [FILE ...] --vs FILE [FILE ...] [--raw]
 
 RULES.md promises, for each move, the probability that the mover loses when every player
@@ -42,9 +42,11 @@ with 95% intervals by bootstrap over games (``--raw``: the search's figures befo
 map, in both; ``--map NAME``: the first files' search figures through that map).
 
 ``fit`` fits that map on the search's decisions of ``after`` files (held-out games, never
-trained on), writes ``palace_solver/data/calibration-NAME.json`` with the files' digests
-and a cross-fit (each half of the games mapped by the map of the other half); the map is
-then measured on other games than the ones it was fitted on.
+trained on; ``--fallback``: and a band of its own for the depth-limited fallback's figures
+that it did not prove, from rows that say so), writes
+``palace_solver/data/calibration-NAME.json`` with the files' digests and a cross-fit (each
+half of the games mapped by the map of the other half); the map is then measured on other
+games than the ones it was fitted on.
 """
 from __future__ import annotations
 
@@ -66,10 +68,11 @@ from palace_solver.agents.method_bots import history_positions, view_position  #
 from palace_solver.analysis import analyze, exact_history, is_exact_mode  # noqa: E402
 from palace_solver.jobs.batch import BatchError, run_batch  # noqa: E402
 from palace_solver.learn.engine_games import read_games, replay_tracked  # noqa: E402
-from palace_solver.learn.calibration import fit_map, search_rows  # noqa: E402
+from palace_solver.learn.calibration import (  # noqa: E402
+    SEARCH_BANDS, band_of, fit_map, search_rows)
 from palace_solver.learn.calibration import read_rows as load_rows  # noqa: E402
 from palace_solver.sample.calibration import (  # noqa: E402
-    BANDS, CalibrationMap, calibration_path, load_map)
+    BANDS, FALLBACK, CalibrationMap, calibration_path, load_map)
 from palace_solver.sample.drawsearch import HINT, HINT1, HINT1_END, analyze_search  # noqa: E402
 from palace_solver.sample.stats import group_bootstrap, group_sums, percentile_ci  # noqa: E402
 from palace_solver.solve.solver import solve_exact  # noqa: E402
@@ -215,14 +218,16 @@ def summary(rows, boot: int = 1000, seed: int = 0) -> dict:
             "draw_pile": with_ci(draw), "no_draw_pile": with_ci(~draw), "deciles": deciles}
 
 
-def crossfit(rows) -> dict:
-    """Each game's decisions mapped by the map fitted on the other half of the games (by
-    the game number's parity): how much a map fitted on games it never saw gains, raw
-    against mapped, while the draw pile holds cards and once it is empty."""
+def crossfit(rows, bands=SEARCH_BANDS) -> dict:
+    """Each game's decisions (rows of :func:`search_rows`) mapped by the map fitted on the
+    other half of the games (by the game number's parity): how much a map fitted on games
+    it never saw gains, raw against mapped, while the draw pile holds cards and once it is
+    empty."""
     mapped = []
     for half in (0, 1):
-        cmap = CalibrationMap("crossfit", fit_map([r for g, r in rows if g % 2 != half]))
-        mapped += [(g, {**r, "figure": cmap.mover_loss(r["figure"], r["draw"])})
+        cmap = CalibrationMap("crossfit",
+                              fit_map([r for g, r in rows if g % 2 != half], bands))
+        mapped += [(g, {**r, "figure": cmap.apply(r["figure"], r["band"])})
                    for g, r in rows if g % 2 == half]
     raw, new = summary(rows), summary(mapped)
     return {part: {"decisions": raw[part]["decisions"],
@@ -232,16 +237,22 @@ def crossfit(rows) -> dict:
 
 
 def fit(args) -> None:
-    rows = search_rows(args.files)
-    params = fit_map([r for _, r in rows])
+    bands = SEARCH_BANDS + ((FALLBACK,) if args.fallback else ())
+    rows = search_rows(args.files, bands)
+    params = fit_map([r for _, r in rows], bands)
     files = [{"file": os.path.relpath(f, ROOT),
               "sha256": hashlib.sha256(Path(f).read_bytes()).hexdigest()} for f in args.files]
+    drawn = {n: [lo, hi] for n, lo, hi in BANDS}
     rec = {"name": args.name, "form": "sigmoid(a * logit(x) + b) of the mover's figure x",
-           "params": params, "bands": {n: [lo, hi] for n, lo, hi in BANDS},
-           "decisions": {n: sum(lo <= r["draw"] <= hi for _, r in rows) for n, lo, hi in BANDS},
-           "games": len({g for g, _ in rows}), "files": files, "crossfit": crossfit(rows),
+           "params": params,
+           "bands": {n: drawn.get(n, "the depth-limited fallback's figures not proved")
+                     for n in bands},
+           "decisions": {n: sum(r["band"] == n for _, r in rows) for n in bands},
+           "games": len({g for g, _ in rows}), "files": files,
+           "crossfit": crossfit(rows, bands),
            "command": "python benchmarks/calibration.py fit " + " ".join(
-               f["file"] for f in files) + f" --name {args.name}"}
+               f["file"] for f in files) + f" --name {args.name}"
+           + (" --fallback" if args.fallback else "")}
     out = Path(calibration_path(args.name))
     out.write_text(json.dumps(rec, indent=1) + "\n")
     print(json.dumps(rec, indent=1))
@@ -285,11 +296,11 @@ def paired(rows_a, rows_b, boot: int = 1000, seed: int = 0) -> dict:
 
 
 def remapped(rows, name: str):
-    """``rows`` with the search's own figures put through the map ``name`` (the map is a
-    function of the search's figure and the draw pile: two-player search rows only)."""
+    """``rows`` with the analysis's own figures put through the map ``name`` (the map is a
+    function of the figure and its band: two-player rows of a band only)."""
     cmap = load_map(name)
-    return [(g, {**r, "figure": cmap.mover_loss(r.get("raw", r["figure"]), r["draw"])})
-            if r["method"] == "search" and r["n"] == 2 else (g, r) for g, r in rows]
+    return [(g, {**r, "figure": cmap.apply(r.get("raw", r["figure"]), band_of(r))})
+            if band_of(r) is not None and r["n"] == 2 else (g, r) for g, r in rows]
 
 
 def pair(args) -> None:
@@ -365,6 +376,9 @@ def main(argv=None) -> int:
     f.add_argument("files", nargs="+")
     f.add_argument("--name", required=True, help="the map's name (palace_solver/data/"
                                                  "calibration-NAME.json)")
+    f.add_argument("--fallback", action="store_true",
+                   help="a band for the depth-limited fallback's figures too (rows that "
+                        "say whether the figure was proved)")
     q = sub.add_parser("pair", help="the first files' bias and skill minus those of --vs, "
                                     "on the decisions both hold")
     q.add_argument("files", nargs="+")

@@ -72,6 +72,10 @@ def _table(pos, a) -> str:
                 f"figures), the figures marked ~ are estimates of "
                 f"{st.get('horizon', 'the horizon evaluation')} at its horizon, and "
                 f"the order of the moves rests on them")
+        cal = st.get("calibration")
+        if cal and cal.get("band") == "fallback":
+            line += (f"; those estimates are then calibrated to the outcomes of the engine's "
+                     f"own games (map {cal['map']}, band fallback)")
         if st.get("loss_at_most") is not None:
             line += (f"; {names[mover]}'s loss is at most "
                      f"{100 * st['loss_at_most']:.2f}% (the best proven move)")

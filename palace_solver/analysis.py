@@ -11,10 +11,11 @@ from __future__ import annotations
 from .game.cards import RANKS
 from .game.position import Position
 from .game.view import repeatable
-from .sample.drawsearch import analyze_search
+from .sample.calibration import FALLBACK, load_map
+from .sample.drawsearch import HINT_END, analyze_search
 from .sample.sampled import analyze_sampled
 from .sample.sampler import state_with_hands
-from .solve.results import Analysis, NotExactError  # noqa: F401 - re-exported
+from .solve.results import Analysis, NotExactError, rank_moves  # noqa: F401 - re-exported
 from .solve.solver import solve_exact
 
 
@@ -43,6 +44,26 @@ def exact_history(pos: Position, history) -> list:
         deal[who[0]] = [r for r in RANKS for _ in range(extra[r])]
         out.append(state_with_hands(h, deal))
     return out
+
+
+def calibrate_fallback(a: Analysis, name: str) -> None:
+    """Map a two-player depth-limited fallback's estimates through band :data:`FALLBACK` of
+    the calibration map ``name`` in place, as the search's are mapped (the mover's figure,
+    the other's one minus it; proved figures stay exact), and rank the moves again. A map
+    without that band changes nothing; one with it leaves ``stats["calibration"]``: the
+    map, the band and each mapped move's figure before it."""
+    cmap = load_map(name)
+    if FALLBACK not in cmap.params:
+        return
+    mover, raw = a.to_move, {}
+    for m in a.moves:
+        if m.resolved is False:
+            raw[str(m.move)] = m.loss[mover]
+            x = cmap.apply(m.loss[mover], FALLBACK)
+            m.loss = [x, 1.0 - x] if mover == 0 else [1.0 - x, x]
+    a.moves = rank_moves(mover, a.moves)
+    a.loss = list(a.moves[0].loss) if a.moves else a.loss
+    a.stats["calibration"] = {"map": name, "band": FALLBACK, "raw_mover_loss": raw}
 
 
 def analyze(pos: Position, *, time_budget: float | None = None, depth: int | None = None,
@@ -75,9 +96,12 @@ def analyze(pos: Position, *, time_budget: float | None = None, depth: int | Non
         if not is_exact_mode(pos):
             raise NotExactError("not an exact-mode position: hidden hand cards or a draw pile "
                                 "(use a sampled method)")
-        return solve_exact(pos.to_state(), time_budget=time_budget, depth=depth,
-                           hash_mb=hash_mb, engine=engine, threads=threads, progress=progress,
-                           history=exact_history(pos, history))
+        a = solve_exact(pos.to_state(), time_budget=time_budget, depth=depth,
+                        hash_mb=hash_mb, engine=engine, threads=threads, progress=progress,
+                        history=exact_history(pos, history))
+        if a.method == "depth_limited" and len(pos.players) == 2 and HINT_END.calibration:
+            calibrate_fallback(a, HINT_END.calibration)
+        return a
     if method == "search" and engine != "python":
         return analyze_search(pos, nodes=nodes, samples=samples, time_budget=time_budget,
                               seed=seed, progress=progress, history=history,

@@ -12,8 +12,10 @@ import numpy as np
 import pytest
 
 from palace_solver.game.position import from_text
+from palace_solver import analysis
 from palace_solver.learn.calibration import fit_band, fit_map, search_rows
-from palace_solver.sample.calibration import BANDS, CERTAIN, CalibrationMap, band, load_map
+from palace_solver.sample.calibration import (
+    BANDS, CERTAIN, FALLBACK, CalibrationMap, band, load_map, row_band)
 from palace_solver.sample.drawsearch import HINT, HINT_END, analyze_search
 from palace_solver.solve.results import ties
 
@@ -128,9 +130,10 @@ def test_a_shipped_map_rebuilds_from_the_decisions_it_names(path):
     files = [ROOT / f["file"] for f in rec["files"]]
     for f, meta in zip(files, rec["files"]):
         assert hashlib.sha256(f.read_bytes()).hexdigest() == meta["sha256"], f
-    rows = search_rows(files)
+    bands = tuple(rec["params"])
+    rows = search_rows(files, bands)
     assert len({g for g, _ in rows}) == rec["games"]
-    params = fit_map([r for _, r in rows])
+    params = fit_map([r for _, r in rows], bands)
     assert set(params) == set(rec["params"])
     for k, v in params.items():
         assert v == pytest.approx(tuple(rec["params"][k]), abs=1e-9)
@@ -204,3 +207,74 @@ def test_a_calibration_file_of_other_configurations_is_refused_not_resumed(tmp_p
     with pytest.raises(BatchError, match="another batch"):
         run_batch(lambda t: {"game": t["game"], "rows": []},
                   [{**task, "analysis": calib.analysis_digest("after")}], output=out)
+
+
+#: exact mode, its whole graph far past a depth of 2 (test_analyze_cli's BIG)
+BIG = ("standard | 5 Q K / 4 6 A / 3 ; 3 6 7 / 2 3 9 / 3 | pile A Q | burned 2 2 2 3 4 4 4 5 5 "
+       "5 6 7 7 7 8 8 8 9 9 9 10 10 10 J J J J Q Q K A A | draw 0 | to_move 0")
+
+
+def test_the_fallback_has_a_band_only_for_what_it_did_not_prove():
+    assert row_band("search", 12) == "draw" and row_band("search", 0) == "end"
+    assert row_band("depth_limited", 0) == FALLBACK
+    assert row_band("depth_limited", 0, proved=True) is None
+    assert row_band("exact", 0) is None
+    old = CalibrationMap("old", {"end": (2.0, 0.4), "late": (1, 0), "draw": (1, 0)})
+    assert old.apply(0.3, FALLBACK) == 0.3 and old.apply(0.3, None) == 0.3
+    assert old.apply(0.3, "end") == old.mover_loss(0.3, 0) != 0.3
+
+
+def test_rows_of_the_fallback_band_are_those_it_did_not_prove(tmp_path):
+    f = tmp_path / "rows.jsonl"
+    rows = [{"k": 0, "draw": 0, "figure": 0.2, "outcome": 1.0, "method": "depth_limited",
+             "n": 2, "proved": False},
+            {"k": 1, "draw": 0, "figure": 0.3, "outcome": 0.0, "method": "depth_limited",
+             "n": 2, "proved": True},
+            {"k": 2, "draw": 0, "figure": 0.4, "outcome": 0.0, "method": "depth_limited",
+             "n": 2},      # from before the rows said: no band
+            {"k": 3, "draw": 0, "figure": 0.5, "outcome": 0.0, "method": "depth_limited",
+             "n": 2, "proved": False},     # certain: no map changes it
+            {"k": 4, "draw": 12, "figure": 0.55, "raw": 0.6, "outcome": 0.0,
+             "method": "search", "n": 2}]
+    f.write_text(json.dumps({"palace_batch": 1, "tasks": 1}) + "\n"
+                 + json.dumps({"id": 7, "result": {"game": 7, "rows": rows}}) + "\n")
+    got = search_rows([f], ("end", "late", "draw", FALLBACK))
+    assert [(r["k"], r["band"], r["figure"]) for _, r in got] == [
+        (0, FALLBACK, 0.2), (4, "draw", 0.6)]
+    assert [r["k"] for _, r in search_rows([f])] == [4]
+    params = fit_map([r for _, r in got], ("draw", FALLBACK))
+    assert set(params) == {"draw", FALLBACK}
+
+
+def test_the_fallback_s_estimates_go_through_the_map_and_its_proofs_stay(monkeypatch,
+                                                                          tmp_path):
+    pos = from_text(BIG)
+    raw = analysis.analyze(pos, depth=2)
+    assert raw.method == "depth_limited" and "calibration" not in raw.stats
+    assert any(m.resolved is False for m in raw.moves)
+    path = tmp_path / "calibration-fb.json"
+    path.write_text(json.dumps({"params": {"end": [1, 0], "late": [1, 0], "draw": [1, 0],
+                                           FALLBACK: [0.5, 0.3]}}))
+    monkeypatch.setattr(analysis, "HINT_END", HINT_END.with_(calibration=str(path)))
+    cal = analysis.analyze(pos, depth=2)
+    m = load_map(str(path))
+    before = {str(x.move): x for x in raw.moves}
+    assert cal.stats["calibration"]["band"] == FALLBACK
+    for c in cal.moves:
+        r = before[str(c.move)]
+        if r.resolved is False:
+            assert cal.stats["calibration"]["raw_mover_loss"][str(c.move)] == r.loss[0]
+            assert c.loss[0] == pytest.approx(m.apply(r.loss[0], FALLBACK))
+        else:
+            assert c.loss == r.loss and str(c.move) not in cal.stats["calibration"][
+                "raw_mover_loss"]
+        assert sum(c.loss) == pytest.approx(1.0)
+    assert [x.loss[0] for x in cal.moves] == sorted(x.loss[0] for x in cal.moves)
+    assert cal.loss == cal.moves[0].loss
+    # a map without the band, the shipped one's kind, changes nothing
+    path.write_text(json.dumps({"params": {"end": [2, 0], "late": [1, 0], "draw": [1, 0]}}))
+    load_map.cache_clear()
+    same = analysis.analyze(pos, depth=2)
+    assert [(str(x.move), x.loss) for x in same.moves] == [(str(x.move), x.loss)
+                                                           for x in raw.moves]
+    assert "calibration" not in same.stats

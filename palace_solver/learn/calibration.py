@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..jobs.batch import finished_results
-from ..sample.calibration import BANDS, certain, logit
+from ..sample.calibration import BANDS, certain, logit, row_band
 
 
 def fit_band(x, y, iters: int = 50) -> tuple[float, float]:
@@ -44,24 +44,40 @@ def read_rows(files) -> list[tuple[int, dict]]:
             for r in res["rows"]]
 
 
-def search_rows(files) -> list[tuple[int, dict]]:
-    """The rows of ``files`` whose figure came from the search and is not certain (the ones
-    a map changes: :func:`~palace_solver.sample.calibration.certain`), ``figure`` being the
-    search's own figure (``raw`` where a map was applied)."""
+#: the bands a map fits by default: the search's (a map of the fallback's figures as well
+#: names :data:`~palace_solver.sample.calibration.FALLBACK` among its bands)
+SEARCH_BANDS = tuple(name for name, _, _ in BANDS)
+
+
+def band_of(row: dict) -> str | None:
+    """The band of a row of ``benchmarks/calibration.py run``
+    (:func:`~palace_solver.sample.calibration.row_band`); a fallback's row from before the
+    rows said whether its figure was proved (no ``proved``) has none."""
+    if row["method"] == "depth_limited" and "proved" not in row:
+        return None
+    return row_band(row["method"], row["draw"], row.get("proved", False))
+
+
+def search_rows(files, bands=SEARCH_BANDS) -> list[tuple[int, dict]]:
+    """The rows of ``files`` that a map of ``bands`` changes (their figure in one of those
+    bands and not certain: :func:`~palace_solver.sample.calibration.certain`), ``figure``
+    being the analysis's own figure (``raw`` where a map was applied), ``band`` its band."""
     out = []
     for g, r in read_rows(files):
-        x = r.get("raw", r["figure"])
-        if r["method"] == "search" and not certain(x):
-            out.append((g, {**r, "figure": x}))
+        x, name = r.get("raw", r["figure"]), band_of(r)
+        if name in bands and not certain(x):
+            out.append((g, {**r, "figure": x, "band": name}))
     return out
 
 
-def fit_map(rows) -> dict:
-    """Per band of :data:`BANDS`, ``(a, b)`` of :func:`fit_band` over ``rows`` (dicts with
-    ``figure``, ``outcome``, ``draw``); a band without rows keeps the identity (1, 0)."""
+def fit_map(rows, bands=SEARCH_BANDS) -> dict:
+    """Per band of ``bands``, ``(a, b)`` of :func:`fit_band` over the ``rows`` of that band
+    (dicts with ``figure``, ``outcome``, and ``band`` or ``draw``, a search row's band being
+    its draw pile's); a band without rows keeps the identity (1, 0)."""
     out = {}
-    for name, lo, hi in BANDS:
-        sel = [r for r in rows if lo <= r["draw"] <= hi]
+    for name in bands:
+        sel = [r for r in rows if r.get("band") == name
+               or ("band" not in r and row_band("search", r["draw"]) == name)]
         out[name] = fit_band([r["figure"] for r in sel], [r["outcome"] for r in sel]) \
             if sel else (1.0, 0.0)
     return out

@@ -9,7 +9,8 @@ from outcomes: for two players, the mover's figure ``x`` becomes
 
     sigmoid(a * logit(x) + b)
 
-with ``(a, b)`` of the draw pile's band (:data:`BANDS`), fitted by maximum likelihood to
+with ``(a, b)`` of the draw pile's band (:data:`BANDS`; a map may also hold a band for the
+depth-limited fallback of exact mode, :data:`FALLBACK`), fitted by maximum likelihood to
 the outcomes (1 loss, 0 win, 1/2 draw) of decisions of the engine's games against itself
 (``benchmarks/calibration.py fit`` by :mod:`palace_solver.learn.calibration`, its file
 ``palace_solver/data/calibration-NAME.json`` with the games it read). ``a > 0``, so the
@@ -33,6 +34,10 @@ import numpy as np
 
 #: the draw pile's bands, each fitted on its own: (name, fewest cards, most cards)
 BANDS = (("end", 0, 0), ("late", 1, 9), ("draw", 10, 10_000))
+#: the band of the depth-limited fallback of exact mode (every hand known, the draw pile
+#: empty, the graph too large for the budget): its figures at the horizon, not those it
+#: proved, which are exact
+FALLBACK = "fallback"
 #: figures are clipped this far from 0 and 1 before the logit
 EPS = 1e-3
 #: figures the map keeps: a mean over deals of exactly 0 or 1 is the same outcome in every
@@ -55,6 +60,17 @@ def band(draw_pile: int) -> str:
     raise ValueError(f"a draw pile of {draw_pile} cards")
 
 
+def row_band(method: str, draw_pile: int, proved: bool = False) -> str | None:
+    """The band whose ``(a, b)`` maps a figure given by ``method``: the draw pile's for the
+    search, :data:`FALLBACK` for a fallback's figure it did not prove, None for the figures
+    no map changes (the exact solver's, a fallback's proved ones)."""
+    if method == "search":
+        return band(draw_pile)
+    if method == "depth_limited" and not proved:
+        return FALLBACK
+    return None
+
+
 def logit(x):
     x = np.clip(np.asarray(x, dtype=float), EPS, 1 - EPS)
     return np.log(x / (1 - x))
@@ -70,9 +86,15 @@ class CalibrationMap:
     def mover_loss(self, x: float, draw_pile: int) -> float:
         """The calibrated figure of the mover's raw figure ``x`` (``x`` itself when
         :func:`certain`)."""
-        if certain(x):
+        return self.apply(x, band(draw_pile))
+
+    def apply(self, x: float, name: str | None) -> float:
+        """The figure ``x`` through band ``name``'s ``(a, b)``: ``x`` itself when
+        :func:`certain`, for no band, or for a band the map has none of (a map fitted
+        before the fallback had a band of its own leaves its figures as they are)."""
+        if certain(x) or name not in self.params:
             return float(x)
-        a, b = self.params[band(draw_pile)]
+        a, b = self.params[name]
         return float(1.0 / (1.0 + math.exp(-(a * float(logit(x)) + b))))
 
 
