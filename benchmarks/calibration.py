@@ -30,8 +30,8 @@ one file per block of games, and ``report`` reads them all). The tasks name the
 configurations analysed, so a file written by others (an engine since changed) is refused,
 not resumed: ``--label L`` writes RUN-L-FFFF.jsonl, a new measurement of the same games.
 
-``report`` prints, per tenth of the figure (deciles of [0, 1]), the count, the mean figure
-and the mean outcome; the bias (mean figure minus mean outcome) overall and while the draw
+``report`` prints, per tenth of the figure (deciles of [0, 1]), the count, the mean figure,
+the mean outcome and their difference; the bias (mean figure minus mean outcome) overall and while the draw
 pile holds cards or not; and the Brier skill against a constant 1/n (n players), each
 with a 95% interval by bootstrap over games; ``--raw`` the search's figures before the
 calibration map (``palace_solver/sample/calibration.py``).
@@ -197,7 +197,7 @@ def summary(rows, boot: int = 1000, seed: int = 0) -> dict:
     draw = np.array([r["draw"] > 0 for _, r in rows])
     rng = np.random.default_rng(seed)
 
-    def with_ci(select):
+    def with_ci(select, rng=rng):
         point = _stats(fig[select], out[select], base[select]) if select.any() else (None, None)
         total = _totals(*group_bootstrap(games, boot, rng), select)
         n = total(np.ones(len(fig)))
@@ -209,11 +209,14 @@ def summary(rows, boot: int = 1000, seed: int = 0) -> dict:
                 "brier_skill_ci95": percentile_ci(skill[n > 0])}
 
     deciles = []
+    # a generator of their own, so that the overall figures' intervals stay as they were
+    tenths = np.random.default_rng([seed, 1])
     for d in range(10):
         sel = (fig >= d / 10) & ((fig < (d + 1) / 10) | (d == 9))
         deciles.append({"decile": [d / 10, (d + 1) / 10], "count": int(sel.sum()),
                         "mean_figure": float(fig[sel].mean()) if sel.any() else None,
-                        "mean_outcome": float(out[sel].mean()) if sel.any() else None})
+                        "mean_outcome": float(out[sel].mean()) if sel.any() else None,
+                        "bias_ci95": with_ci(sel, tenths)["bias_ci95"] if sel.any() else None})
     return {"games": int(len(np.unique(games))), "all": with_ci(np.ones(len(fig), bool)),
             "draw_pile": with_ci(draw), "no_draw_pile": with_ci(~draw), "deciles": deciles}
 
@@ -334,11 +337,15 @@ def report(args) -> None:
         rows = remapped(rows, args.map)
     s = summary(rows)
     print(f"{s['games']} games")
-    print("| decile | count | mean figure | mean outcome |\n|---|---|---|---|")
+    print("| decile | count | mean figure | mean outcome | bias [95% CI] |\n|---|---|---|---|---|")
     for d in s["deciles"]:
         mf = "-" if d["mean_figure"] is None else f"{d['mean_figure']:.3f}"
         mo = "-" if d["mean_outcome"] is None else f"{d['mean_outcome']:.3f}"
-        print(f"| {d['decile'][0]:.1f}-{d['decile'][1]:.1f} | {d['count']} | {mf} | {mo} |")
+        bias = "-" if d["mean_figure"] is None else (
+            f"{d['mean_figure'] - d['mean_outcome']:+.3f} [{d['bias_ci95'][0]:+.3f}, "
+            f"{d['bias_ci95'][1]:+.3f}]")
+        print(f"| {d['decile'][0]:.1f}-{d['decile'][1]:.1f} | {d['count']} | {mf} | {mo} "
+              f"| {bias} |")
     for part in ("all", "draw_pile", "no_draw_pile"):
         p = s[part]
         if not p["decisions"]:

@@ -166,6 +166,31 @@ def test_pairing_a_set_with_itself_changes_nothing():
         assert s[part]["skill_difference_ci95"] == pytest.approx([0.0, 0.0], abs=1e-12)
 
 
+def test_each_tenth_has_its_bias_with_an_interval_and_the_overall_ones_do_not_move():
+    calib = load_script("benchmarks/calibration.py")
+    rows = _decisions(2)
+    s = calib.summary(rows, boot=300)
+    for d in s["deciles"]:
+        if d["count"]:
+            lo, hi = d["bias_ci95"]
+            assert lo <= d["mean_figure"] - d["mean_outcome"] <= hi
+        else:
+            assert d["bias_ci95"] is None
+    s_all = calib.summary([(g, {**r, "figure": 0.55}) for g, r in rows], boot=300)
+    assert [d["count"] for d in s_all["deciles"]][5] == len(rows)
+
+
+def test_the_published_held_out_figures_rebuild_from_their_file():
+    """docs/learning.md's "after (shipped)" column: the tenths' intervals, drawn from a
+    generator of their own, leave the overall ones as published."""
+    calib = load_script("benchmarks/calibration.py")
+    rows = calib.load_rows([ROOT / "benchmarks/results/calibration/gen1-calib-after-0400.jsonl"])
+    s = calib.summary(rows)
+    assert round(s["all"]["bias"], 3) == 0.013 and round(s["all"]["brier_skill"], 3) == 0.160
+    assert [round(x, 4) for x in s["all"]["bias_ci95"]] == [0.0014, 0.0254]
+    assert [round(x, 3) for x in s["no_draw_pile"]["brier_skill_ci95"]] == [0.257, 0.457]
+
+
 def test_pairing_scores_each_side_on_the_decisions_both_hold():
     calib = load_script("benchmarks/calibration.py")
     base = [(g, r) for g, r in _decisions(2) if r["outcome"] != 0.5]
