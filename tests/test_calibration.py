@@ -274,6 +274,7 @@ def test_rows_of_the_fallback_band_are_those_it_did_not_prove(tmp_path):
 def test_the_fallback_s_estimates_go_through_the_map_and_its_proofs_stay(monkeypatch,
                                                                           tmp_path):
     pos = from_text(BIG)
+    monkeypatch.setattr(analysis, "HINT_END", HINT_END.with_(calibration=""))
     raw = analysis.analyze(pos, depth=2)
     assert raw.method == "depth_limited" and "calibration" not in raw.stats
     assert any(m.resolved is False for m in raw.moves)
@@ -303,3 +304,7 @@ def test_the_fallback_s_estimates_go_through_the_map_and_its_proofs_stay(monkeyp
     assert [(str(x.move), x.loss) for x in same.moves] == [(str(x.move), x.loss)
                                                            for x in raw.moves]
     assert "calibration" not in same.stats
+    # the shipped map has the band: palace analyze's fallback figures go through it
+    monkeypatch.setattr(analysis, "HINT_END", HINT_END)
+    assert analysis.analyze(pos, depth=2).stats["calibration"]["map"] == HINT_END.calibration
+    assert FALLBACK in load_map(HINT_END.calibration).params

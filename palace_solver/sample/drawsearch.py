@@ -152,11 +152,13 @@ ENGINE1_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, r
                            max_depth=64, eval="learned", weights="gen0")
 #: ``palace analyze`` on hidden cards or a draw pile, and ``palace live`` hints: the same
 #: search with twice the deals and four times the nodes (each deal searched deeper), its
-#: two-player figures through the calibration map ``gen1`` (``sample/calibration.py``,
-#: fitted on the outcomes of 310 games of the engine against itself).
-HINT = ENGINE.with_(determinizations=48, nodes=640_000, calibration="gen1")
+#: two-player figures through the calibration map ``tempered`` (``sample/calibration.py``,
+#: fitted on the outcomes of 310 games of the engine against itself, as these analyses
+#: see them; its band ``fallback`` maps exact mode's depth-limited estimates, in
+#: ``analysis.analyze``).
+HINT = ENGINE.with_(determinizations=48, nodes=640_000, calibration="tempered")
 #: The same once the draw pile is empty.
-HINT_END = ENGINE_END.with_(determinizations=32, nodes=600_000, calibration="gen1")
+HINT_END = ENGINE_END.with_(determinizations=32, nodes=600_000, calibration="tempered")
 #: ``palace analyze`` and the hints before the values learned from the engine's games
 #: (four times ENGINE1's budget), frozen: the "before" of the calibration benchmark.
 HINT1 = ENGINE1.with_(determinizations=8192, nodes=3_200_000)
