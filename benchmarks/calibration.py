@@ -109,7 +109,7 @@ def figure(pos, history, which: str) -> tuple[dict, str, dict | None, set] | Non
     cal = a.stats.get("calibration")
     return ({str(mv.move): mv.loss[pos.to_move] for mv in a.moves}, a.method,
             cal["raw_mover_loss"] if cal else None,
-            {str(mv.move) for mv in a.moves if getattr(mv, "resolved", None)})
+            {str(mv.move) for mv in a.moves if mv.resolved})
 
 
 def analysis_digest(which: str) -> str:

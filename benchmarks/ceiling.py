@@ -175,12 +175,12 @@ def ceiling(pos: list[dict], outcomes: list[list[float]], boot: int = 1000, seed
     err = np.array([((f - o) ** 2).mean() for f, o in zip(fig, ys)])
     has = ~np.isnan(fig)
 
-    k = np.array([len(o) for o in ys], dtype=np.float64)
+    means = np.array([o.mean() for o in ys])
+    # (f - mean)^2 - var / K estimates (f - p)^2 without bias: the figure's distance below
+    # the ceiling, on the positions with a figure, paired by position
+    gap = (fig - means) ** 2 - var / np.array([len(o) for o in ys], dtype=np.float64)
 
     def stats(wt):
-        # (f - mean)^2 - var / K estimates (f - p)^2 without bias: the figure's distance
-        # below the ceiling, on the positions with a figure, paired by position
-        gap = (fig - np.array([o.mean() for o in ys])) ** 2 - var / k
         return {"ceiling": 1 - (wt @ var) / (wt @ ref),
                 "figure": 1 - (wt[has] @ err[has]) / (wt[has] @ ref[has]),
                 "ceiling_minus_figure": (wt[has] @ gap[has]) / (wt[has] @ ref[has])}
@@ -195,7 +195,7 @@ def ceiling(pos: list[dict], outcomes: list[list[float]], boot: int = 1000, seed
     key = "ceiling_minus_figure"
     res[key] = {"skill": round(float(point[key]), 4),
                 "ci95": [round(x, 4) for x in percentile_ci([d[key] for d in draws])]}
-    res["mean_outcome"] = round(float(w @ [o.mean() for o in ys] / w.sum()), 4)
+    res["mean_outcome"] = round(float(w @ means / w.sum()), 4)
     res["draw_share"] = round(float(w @ [(o == 0.5).mean() for o in ys] / w.sum()), 4)
     return res
 

@@ -72,12 +72,11 @@ def search_rows(files, bands=SEARCH_BANDS) -> list[tuple[int, dict]]:
 
 def fit_map(rows, bands=SEARCH_BANDS) -> dict:
     """Per band of ``bands``, ``(a, b)`` of :func:`fit_band` over the ``rows`` of that band
-    (dicts with ``figure``, ``outcome``, and ``band`` or ``draw``, a search row's band being
-    its draw pile's); a band without rows keeps the identity (1, 0)."""
+    (rows of :func:`search_rows`: ``figure``, ``outcome``, ``band``); a band without rows
+    keeps the identity (1, 0)."""
     out = {}
     for name in bands:
-        sel = [r for r in rows if r.get("band") == name
-               or ("band" not in r and row_band("search", r["draw"]) == name)]
+        sel = [r for r in rows if r["band"] == name]
         out[name] = fit_band([r["figure"] for r in sel], [r["outcome"] for r in sel]) \
             if sel else (1.0, 0.0)
     return out
