@@ -48,7 +48,9 @@ CONTEMPT = "engine:contempt=0.1:end_contempt=0.1"
 #: cards (drawsearch.SearchConfig.revealed), in both phases: RESULTS-strength.md's r1 rows
 REVEALED = "engine:revealed=1:end_revealed=1"
 #: generation 1 that plays the best play rather than a pickup at most 0.05 better, in both
-#: phases (method_bots.progress_pick): the candidate of RESULTS-strength.md's p1 rows
+#: phases (method_bots.progress_pick): the candidate of RESULTS-strength.md's p1 rows.
+#: Since the p2 decision the spec builds today's engine (margin 0.05 where the pickup's
+#: figure is at most 0.33); the p1 rows, complete, played it with no such bound.
 PROGRESS = "engine:pickup_margin=0.05"
 #: generation 1 whose draw-phase search no longer fixes the draw pile's order per deal:
 #: each refill is a chance node, two draws of the pool kept per node (SearchConfig.ordered,

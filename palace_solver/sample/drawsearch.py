@@ -127,9 +127,9 @@ class SearchConfig:
 #: weighed by the policy model per deal searched), the draw pile's order fixed per deal,
 #: each deal searched by iterative deepening (alpha-beta over the deal, the repetitions of
 #: the game's history, the network of generation 1 at the horizon) within an equal share
-#: of 120,000 nodes: a larger budget searches deeper (depth 7.0 on average). 1.07x the CPU
-#: of engine1's decision in the draw phase, 0.92x after (benchmarks/engine_cost.py
-#: --repeat 3); its strength is benchmarks/RESULTS-strength.md's g1 rows. The others'
+#: of 120,000 nodes: a larger budget searches deeper (depth 7.0 on average). 0.88x the CPU
+#: of engine1's decision in the draw phase, 0.98x after (benchmarks/engine_cost.py, on
+#: 2026-12-05); its strength is benchmarks/RESULTS-strength.md's g1 rows. The others'
 #: hands are dealt in proportion to the policy model's likelihood of their plays tempered
 #: to the power 0.5 (the t1-engine row's rule adopted it: 0.512 against the untempered).
 ENGINE = SearchConfig(determinizations=24, nodes=120_000, chance_width=0, rollouts=0,
@@ -151,7 +151,8 @@ ENGINE1 = SearchConfig(determinizations=2048, nodes=800_000, chance_width=1, rol
 ENGINE1_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, rollouts=0,
                            max_depth=64, eval="learned", weights="gen0")
 #: ``palace analyze`` on hidden cards or a draw pile, and ``palace live`` hints: the same
-#: search with twice the deals and four times the nodes (each deal searched deeper), its
+#: search with twice the deals and 5.3 times the nodes (4 times once the draw pile is
+#: empty; each deal searched deeper), its
 #: two-player figures through the calibration map ``tempered`` (``sample/calibration.py``,
 #: fitted on the outcomes of 310 games of the engine against itself, as these analyses
 #: see them; its band ``fallback`` maps exact mode's depth-limited estimates, in
