@@ -47,8 +47,10 @@ def _table(pos, a) -> str:
         mark = "*" if i == 0 else " "
         status = ("" if not partial else "  proven" if m.resolved else
                   f"  estimate (depth {st.get('depth')})")
+        only = st.get("move_samples", {}).get(str(m.move))
         rows.append(f"{mark} {str(m.move):<{w}}  " + "  ".join(cells)
-                    + ("  tied" if tied[i] else "") + status)
+                    + ("  tied" if tied[i] else "") + status
+                    + (f"  in {only} of {a.samples} deals" if only is not None else ""))
     info = [f"method {a.method}"]
     if "depth" in st:
         info.append(f"depth {st['depth']}")
@@ -94,11 +96,30 @@ def _table(pos, a) -> str:
                   f"{cal['map']}, draw-pile band {cal['band']}; the best move's figure "
                   f"before it: {100 * cal['raw_mover_loss'][str(a.moves[0].move)]:.2f}%)"
                   if cal else "")
+        if not cal and len(a.loss) > 2:
+            # The map is fitted on two-player games only; a newcomer reading 0.2% ±0.1 must
+            # not take it for a measured probability.
+            mapped = (", not calibrated: with three or more players these figures have "
+                      "never been compared with the outcomes of games, and the learned value "
+                      "can be far too sure on layouts unlike those of the engine's games")
         notes.append(
             f"note: estimates, not proofs: each figure is the mean over {a.samples} deals of "
             f"the cards this seat cannot see of {how}{mapped}; ± is the 95% interval of that "
             f"mean over the deals{' (mapped with it)' if cal else ''}, not the error of the "
             f"search or of its values.")
+    if a.method == "sampled" and st.get("search_samples"):
+        notes.append(
+            f"note: estimates of the older sampled method: {st['search_samples']} of the "
+            f"{a.samples} deals searched one ply and then played out by the greedy bot, so "
+            f"their figures are the loss if every player then plays greedy, not RULES.md's "
+            f"(the default method, the engine's search, is the one to trust); ± is the 95% "
+            f"interval over the deals.")
+    elif a.method == "ismcts":
+        notes.append(
+            f"note: estimates of SO-ISMCTS ({st.get('iterations', 0):,} iterations, "
+            f"{st.get('policy', 'greedy')} playouts): the loss if every player plays out as "
+            f"its playouts do, not RULES.md's figure; ± is approximate (over the playouts "
+            f"through each root move).")
     fp = st.get("fixed_point")
     if fp and fp.get("cycling"):
         period = f", every {fp['max_period']} rounds" if fp.get("max_period") else ""
@@ -110,13 +131,17 @@ def _table(pos, a) -> str:
             f"{MAX_SWEEPS:,} rounds. Take them as approximate: moves whose figures are close "
             f"may be in either order.")
     legend = []
+    if st.get("move_samples"):
+        legend.append(f"in k of {a.samples} deals: the mover's hand is hidden from this seat, "
+                      f"so the move is legal only in the deals that give it the cards; its "
+                      f"figures are over those deals alone")
     if any(tied):
-        legend = ["", ("tied: over the same deals, the move's loss for the mover minus the best "
-                       "move's (*) has a 95% interval reaching 0")
-                  if st.get("vs_best_ci95") else
-                  ("tied: the move's 95% interval of the mover's loss overlaps the best "
-                   "move's (*)") if cis else
-                  "tied: the same figure as the best move's (*)"]
+        legend.append("tied: over the same deals, the move's loss for the mover minus the best "
+                      "move's (*) has a 95% interval reaching 0" if st.get("vs_best_ci95") else
+                      "tied: the move's 95% interval of the mover's loss overlaps the best "
+                      "move's (*)" if cis else
+                      "tied: the same figure as the best move's (*)")
+    legend = [""] + legend if legend else []
     return "\n".join([f"position: {to_text(pos)}",
                       f"to move: {names[a.to_move]}   loss now: {pos_loss}",
                       " · ".join(info), "", *rows, *legend] + ([""] + notes if notes else []))
@@ -132,7 +157,8 @@ def _table(pos, a) -> str:
                    "samples as fit. Default: no limit (exact answers).")
 @click.option("--depth", type=click.IntRange(min=1), default=None,
               help="Search this many plies with the depth-limited search instead of solving "
-                   "the whole graph (values are estimates unless every line ends).")
+                   "the whole graph (values are estimates unless every line ends). With "
+                   "hidden cards: each deal's search goes no deeper.")
 @click.option("--hash", "hash_mb", type=click.IntRange(min=1), default=None,
               metavar="MB", help="Transposition table size of the depth-limited search "
                                  "(default: sized to --time, 4-256 MB; 256 MB without it).")
@@ -174,7 +200,8 @@ def _table(pos, a) -> str:
                    "(the exact solver and the search; without it the values are those of "
                    "the position itself).")
 @click.option("--progress/--no-progress", default=None,
-              help="Progress on standard error (default: when it is a terminal).")
+              help="Progress on standard error (default: when it is a terminal; a long exact "
+              "solve's cost estimate is said anyway unless --no-progress).")
 @click.option("--batch", "batch_file", type=click.Path(dir_okay=False, allow_dash=True),
               default=None, metavar="FILE",
               help="Analyze every position of FILE ('-': standard input), one a line (JSON "
@@ -199,7 +226,8 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
 
     \b
       palace analyze examples/endgame.json
-      palace analyze "standard | me: 7 7 / A / 1 ; bob: K / 2 / 1 | pile 5 | to_move 0"
+      palace analyze "standard | me: 7 7 / A / 1 ; bob: K / 2 / 1 | pile 5 | unseen 3 9 |
+        burned rest | to_move 0"
       palace analyze pos.json --json --time 10
       palace analyze pos.json --line --tree graph.graphml
       palace analyze pos.json --history earlier.jsonl
@@ -235,10 +263,12 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
     except InvalidPositionError as e:
         fail(str(e))
     history = _history(history_file) if history_file else None
+    # The cost estimate is one line, said even when stderr is not a terminal (a script or a
+    # pipe waits as long as a person); only --no-progress silences it.
+    if progress is not False and time_budget is None and depth is None:
+        _warn_long(pos, method, engine, threads)
     if progress is None:
         progress = sys.stderr.isatty()
-    if progress and time_budget is None and depth is None:
-        _warn_long(pos, method, engine, threads)
     bar = _Progress() if progress else None
     try:
         a = run(pos, time_budget=time_budget, depth=depth, hash_mb=hash_mb, method=method,

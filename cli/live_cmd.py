@@ -121,7 +121,12 @@ def live(players, names, me, rules_name, variants, hand, deal, ups, dealer, firs
         except OSError as e:
             _fail(f"cannot read {script!r}: {e.strerror or e}")
         with f:
-            run_script(driver, f, as_json)
+            refused = run_script(driver, f, as_json)
+        if refused and not as_json:
+            # (with --json each answer's "ok" says it, and standard output stays JSON lines)
+            click.echo(f"palace live: {refused} event{'s' if refused > 1 else ''} of the "
+                       f"script refused (each answer above says why; the session holds the "
+                       f"others)", err=True)
         return
     run_repl(driver, interactive)
 

@@ -75,7 +75,8 @@ def analyze(pos: Position, *, time_budget: float | None = None, depth: int | Non
 
     ``method``: ``"auto"`` (exact when the position is in exact mode, else ``"search"``),
     ``"exact"``, ``"search"`` (:func:`~palace_solver.sample.drawsearch.analyze_search`:
-    ``samples`` deals, ``nodes`` the node budget, ``time_budget`` a time limit), or a
+    ``samples`` deals, ``nodes`` the node budget, ``time_budget`` a time limit, ``depth``
+    the deepest iteration of each deal's search), or a
     sampled method name of :mod:`palace_solver.sample.sampled`.
     ``hash_mb``: the search table (default: sized to the time budget); ``threads``: threads of
     the exact graph solver (default: every core; the answer does not depend on it).
@@ -105,7 +106,7 @@ def analyze(pos: Position, *, time_budget: float | None = None, depth: int | Non
     if method == "search" and engine != "python":
         return analyze_search(pos, nodes=nodes, samples=samples, time_budget=time_budget,
                               seed=seed, progress=progress, history=history,
-                              observations=observations)
+                              observations=observations, max_depth=depth)
     if method == "search":  # the compiled search without the compiled engine: the Python path
         method = "sampled"
     return analyze_sampled(pos, method=method, time_budget=time_budget, depth=depth,

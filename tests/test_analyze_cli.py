@@ -197,6 +197,7 @@ def test_sampled_method_gives_intervals_per_move():
     ("standard | 3 3 3 3 3 / - / 0 ; 4 / - / 0 | to_move 0", "5 cards of rank 3"),
     ("standard | 3 / 4 / 3 ; 5 / 9 / 3 | draw 42 | to_move 7", "to_move 7 is out of range"),
     ("{not json", "bad JSON"),
+    ("not json at all", "not a position: 'not json at all' is neither JSON nor the text form"),
     ("/no/such/file.json", "no such file"),
 ])
 def test_invalid_position_exits_2_with_one_line(position, fragment):
@@ -313,5 +314,37 @@ def test_a_search_says_what_its_figures_estimate():
     old = analyze_search(pos, config=HINT1.with_(determinizations=8, nodes=4000), seed=0)
     text = _table(pos, old)
     assert "greedy playout" in text and "a search to depth" not in text
+    assert "not calibrated" not in text and "not calibrated" not in note[0]
+    # three players: no map was fitted, and the note says the figures were never measured
+    three = load_position("standard | me: 9 9 K / 2 J Q / 3 ; bob: ?3 / 4 4 A / 3 ; "
+                          "ann: ?3 / 5 6 7 / 3 | pile 5 6 | draw 23 | to_move 0")
+    a3 = analyze_search(three, samples=4, nodes=8000, seed=0)
+    assert a3.stats["calibration"] is None
+    assert "not calibrated: with three or more players" in _table(three, a3)
+    # analysed for a seat that does not see the mover's whole hand: moves legal only in
+    # some deals say in how many, and their figures are over those deals
+    other = load_position("standard | me: 6 7 9 / 10 K K / 3 ; bob: 4 5 ?1 / 6 J Q / 3 | "
+                          "pile 3 | draw 33 | to_move 1 | perspective 0")
+    ao = analyze_search(other, samples=8, nodes=16000, seed=0)
+    only = ao.stats["move_samples"]
+    assert only and all(0 < k < 8 for k in only.values())
+    assert {"4", "5", "pickup"}.isdisjoint(only)        # bob's known cards: in every deal
+    text = _table(other, ao)
+    lines = text.splitlines()
+    table = lines[5:lines.index("", 5)]                   # below the header, to the legend
+    rows = {ln[2:].split()[0]: ln for ln in table}
+    assert len(rows) == len(ao.moves)
+    for mv in rows:
+        assert ("of 8 deals" in rows[mv]) == (mv in only), rows[mv]
+        assert mv not in only or f"in {only[mv]} of 8 deals" in rows[mv]
+    assert "legal only in the deals that give it the cards" in text
+    # the older methods say theirs is the greedy world's figure
+    sampled = palace("analyze", hidden, "--method", "sampled", "--samples", "4").stdout
+    assert "note: estimates of the older sampled method: 4 of the 4 deals" in sampled
+    assert "the loss if every player then plays greedy" in sampled
+    # --depth caps each deal's search (it was once ignored on hidden cards without a word)
+    shallow = json.loads(palace("analyze", hidden, "--samples", "6", "--seed", "2", "--depth",
+                                "3", "--json").stdout)
+    assert shallow["stats"]["depth"] <= 3 < js["stats"]["depth"]
     # an exact answer has no such note
     assert "note: estimates" not in palace("analyze", ENDGAME).stdout

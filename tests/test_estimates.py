@@ -60,6 +60,14 @@ def test_a_large_exact_solve_says_its_estimate_first(monkeypatch):
     assert re.search(r"palace: about [\d,]+ positions to solve exactly: roughly \d+(\.\d)? "
                      r"(s|min|h) here .*--time SECONDS answers within that time", r.stderr), \
         r.stderr
+    # said without --progress too (stderr here is not a terminal: a script waits as long),
+    # and only --no-progress silences it
+    calls.clear()
+    r = CliRunner().invoke(cli, ["analyze", big])
+    assert calls and "positions to solve exactly" in r.stderr
+    calls.clear()
+    r = CliRunner().invoke(cli, ["analyze", big, "--no-progress"])
+    assert calls and "positions to solve exactly" not in r.stderr
     calls.clear()
     r = CliRunner().invoke(cli, ["analyze", big, "--progress", "--time", "5"])
     assert calls and "positions to solve exactly" not in r.stderr

@@ -379,6 +379,23 @@ def test_script_json_one_answer_per_line_with_suggestions():
     assert bob_k2["state"] == bob_k["state"]
 
 
+def test_three_player_hints_say_they_are_not_calibrated(tmp_path):
+    args = ["live", "--names", "me,bob,ann", "--hand", "9 9 K", "--up",
+            "me: 2 J Q; bob: 4 4 A; ann: 5 6 7", "--first", "bob", "--no-hints", "--file",
+            str(tmp_path / "s.json"), "--script", "-", "--json"]
+    r = CliRunner().invoke(cli, args, input="bob 5\nann 6\nhint 0.2\n")
+    assert r.exit_code == 0, r.output
+    hint = [json.loads(x) for x in r.output.splitlines()][-1]["suggestions"]
+    assert hint["method"] == "search"
+    assert any(n.startswith("not calibrated: with three or more players") for n in hint["notes"])
+    two = ["live", "--names", "me,bob", "--hand", "9 9 K", "--up", "me: 2 J Q; bob: 4 4 A",
+           "--first", "bob", "--no-hints", "--file", str(tmp_path / "t.json"), "--script", "-",
+           "--json"]
+    r = CliRunner().invoke(cli, two, input="bob 5\nhint 0.2\n")
+    hint = [json.loads(x) for x in r.output.splitlines()][-1]["suggestions"]
+    assert hint["method"] == "search" and not any("not calibrated" in n for n in hint["notes"])
+
+
 def test_script_text_mode_and_session_file(tmp_path):
     path = tmp_path / "s.json"
     args = ["live", "--names", "me,bob", "--hand", "9 9 K", "--up", "me: 2 J Q",
@@ -387,6 +404,7 @@ def test_script_text_mode_and_session_file(tmp_path):
     assert r.exit_code == 0, r.output
     assert "bob plays 3; bob draws 1" in r.output
     assert "refused: first enter the 1 card you drew" in r.output
+    assert "palace live: 1 event of the script refused" in r.stderr
     assert json.loads(path.read_text())["events"] == ["bob 3", "me 9", "draw 5"]
     r = CliRunner().invoke(cli, ["live", "--resume", str(path), "--no-hints", "--script", "-"],
                            input="log\nbob 3\n")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -22,6 +23,7 @@ from palace_solver.game.moves import Move
 from palace_solver.game.rules import Rules
 from palace_solver.game.state import PLAY_PHASE
 from palace_solver.jobs.match import (
+    format_summary,
     make_start,
     match_tasks,
     p_value,
@@ -114,6 +116,18 @@ def test_agents_by_name():
                 "engine:pickup_margin=0.3", "engine:pickup_margin=-0.01",
                 "engine:pickup_below=1.5", "engine:pickup_below=-0.1"):
         with pytest.raises(AgentError):
+            make_agent(bad)
+    # options arrive as text: a wrong type or sign is refused when the agent is made, with
+    # the field's name, not in the compiled search's first decision
+    for bad, says in (("engine:nodes=abc", "nodes 'abc' is not a whole number"),
+                      ("engine:nodes=-5", "nodes -5 is not a whole number of at least 0"),
+                      ("engine:end_nodes=1.5", "nodes 1.5"),
+                      ("engine:determinizations=0", "determinizations 0"),
+                      ("engine:infer_temp=-1", "infer_temp -1"),
+                      ("engine:eval=foo", "eval 'foo'"), ("engine:revealed=2", "revealed 2"),
+                      ("engine:nodez=5", "engine has no option 'nodez'"),
+                      ("det:foo=1", "det has no option 'foo'")):
+        with pytest.raises(AgentError, match=re.escape(says)):
             make_agent(bad)
 
 
@@ -254,6 +268,25 @@ def test_tracker_matches_openspiel_known_cards():
     assert pickups > 0      # the game made some hand cards public
 
 
+def test_a_player_already_out_at_a_drawn_game_won_it():
+    # nine players cannot finish in 400 decisions: every game is drawn at the cap, and the
+    # seats already out share no loss. A's game is a draw only if A was still in.
+    r = run_match("greedy", "random", players=9, starts=2, seed=0, progress=False)
+    assert r["capped"] == r["games"] == 18
+    tasks = match_tasks("greedy", "random", players=9, starts=2, seed=0, rules=Rules())
+    for t in tasks:
+        res = play_task(t)
+        assert res["reason"] == "cap"
+        assert res["outcome"] == ("draw" if res["a_loss"] > 0 else "win")
+    assert r["draws"] + r["wins"] == 18 and r["losses"] == 0
+    assert r["score"] == pytest.approx(1 - sum(play_task(t)["a_loss"] for t in tasks) / 18)
+    assert "18 of 18 games reached the cap of 400 decisions" in format_summary(
+        {**r, "wall_seconds": 0.0, "jobs": 1})
+    longer = run_match("greedy", "random", players=2, starts=2, seed=0, progress=False)
+    assert longer["capped"] == 0 and "reached the cap" not in format_summary(
+        {**longer, "wall_seconds": 0.0, "jobs": 1})
+
+
 def test_cli_match_json_and_errors():
     runner = CliRunner()
     res = runner.invoke(cli, ["match", ENGINE, "greedy", "--starts", "2", "--json",
@@ -264,7 +297,8 @@ def test_cli_match_json_and_errors():
     assert out["a_decisions_per_second"] > 0
     for args in (["match", "enginex", "greedy"], ["match", "engine", "greedy", "--starts", "0"],
                  ["match", "engine", "greedy", "--variant", "nonsense"],
-                 ["match", "engine:nodes", "greedy"]):
+                 ["match", "engine:nodes", "greedy"], ["match", "engine:nodes=abc", "greedy"],
+                 ["match", "engine:nodes=-5", "greedy"]):
         res = runner.invoke(cli, args)
         assert res.exit_code == 2, (args, res.output)
         assert res.output.count("\n") == 1 and res.output.startswith("palace: ")

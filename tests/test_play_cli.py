@@ -75,6 +75,13 @@ def test_series_json_tally():
     assert all(t["games"] == 9 for t in res["bots"].values())
     assert sum(t["losses"] for t in res["bots"].values()) + res["draws"] == 9
     assert abs(sum(t["loss_share"] for t in res["bots"].values()) - 9) < 1e-9
+    # the sum, and per game what the text's "mean share" column shows
+    assert all(t["mean_loss_share"] == t["loss_share"] / t["games"] for t in res["bots"].values())
+    text = run("-n", "3", "--bots", "greedy,random,lowest", "--games", "9", "--no-progress")
+    assert "mean share" in text.output
+    for line in text.output.splitlines()[2:]:
+        name, *cols = line.split()
+        assert float(cols[-1]) == round(res["bots"][name]["mean_loss_share"], 3)
 
 
 def test_series_progress_bar_goes_to_stderr():

@@ -55,6 +55,7 @@ every event from the deal on: :class:`~palace_solver.interop.openspiel_agent.OsI
 """
 from __future__ import annotations
 
+import re
 import time
 
 from ..analysis import analyze
@@ -314,6 +315,10 @@ def make_agent(spec: str, seed: int = 0):
     try:
         agent = factory(seed, **options)
     except (TypeError, ValueError) as e:
+        unknown = re.search(r"unexpected keyword argument '(\w+)'", str(e))
+        if unknown:
+            raise AgentError(f"agent {spec!r}: {name} has no option {unknown[1]!r} (its "
+                             f"options: palace_solver/agents/registry.py, module doc)") from None
         raise AgentError(f"agent {spec!r}: {e}") from None
     if options:
         agent.name = spec

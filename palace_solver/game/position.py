@@ -798,6 +798,12 @@ def parse_position(text: str) -> Position:
         except ValueError as e:
             raise _err(f"bad JSON: {e}") from None
         return Position.from_json(obj)
+    if not any(c in t for c in "|:/"):
+        # neither JSON nor the text form (whose sections are split by |): say that, not
+        # what the first word would have been as the rules section
+        raise _err(f"not a position: {t[:40]!r}{'...' if len(t) > 40 else ''} is neither "
+                   f"JSON nor the text form ('standard | me: 7 7 / A / 1 ; bob: ... | pile "
+                   f"... | to_move 0': docs/positions.md)")
     return from_text(t)
 
 

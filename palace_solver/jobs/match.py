@@ -20,9 +20,11 @@ Score. A's score is 1 minus A's mean loss share (in two players a draw is half a
 over the starts (:func:`palace_solver.sample.stats.mean_ci`); the p-value is that of the same
 t statistic against the score of an equal agent, ``1 - 1/n`` (Student t on the same degrees
 of freedom, so the interval excludes that score exactly when p < 0.05; a sign test when every
-start scored the same). The verdict is read from the p-value alone. W/D/L count A's games: a win when A is not the
-loser, a draw when the game is drawn. Decisions per second are each side's decisions over
-the seconds its ``choose`` calls took.
+start scored the same). The verdict is read from the p-value alone. W/D/L count A's
+games: a loss when A is the loser, a draw when the game is drawn with A still in (a player
+already out shares no loss), else a win. The summary counts the games that reached the
+cap (``capped``) and the text says so when they are most of them. Decisions per second are
+each side's decisions over the seconds its ``choose`` calls took.
 """
 from __future__ import annotations
 
@@ -118,7 +120,10 @@ def play_task(task: dict) -> dict:
     g = play_game(rules, start, tracker, history, agents, rng, bot_rng, task["cap"],
                   record=record)
     a_loss = g["loss"][seat]
-    outcome = "draw" if g["reason"] != "end" else ("loss" if a_loss == 1.0 else "win")
+    # a drawn game is a draw for A only if A was still in: a player already out shares no
+    # loss (three players or more), and that is a win like any other game A did not lose
+    outcome = ("draw" if g["reason"] != "end" and a_loss > 0 else
+               "loss" if a_loss == 1.0 else "win")
     b_seats = [q for q in range(n) if q != seat]
     out = {"loss": g["loss"], "a_loss": a_loss, "outcome": outcome, "reason": g["reason"],
            "decisions": g["decisions"], "seconds": g["seconds"],
@@ -236,9 +241,11 @@ def summarize(tasks, results) -> dict:
     wdl = {"win": 0, "draw": 0, "loss": 0}
     acc = {"a_decisions": 0, "a_seconds": 0.0, "b_decisions": 0, "b_seconds": 0.0,
            "decisions": 0, "seconds": 0.0}
+    capped = 0
     for t, r in zip(tasks, results):
         per_start.setdefault(t["start"], []).append(1.0 - r["a_loss"])
         wdl[r["outcome"]] += 1
+        capped += r["reason"] == "cap"
         for k in acc:
             acc[k] += r[k]
     n = tasks[0]["players"] if tasks else 2
@@ -252,6 +259,7 @@ def summarize(tasks, results) -> dict:
             "equal_score": null, "p": p_value(m, pairs, null),
             "a_loss_rate": 1.0 - m,
             "wins": wdl["win"], "draws": wdl["draw"], "losses": wdl["loss"],
+            "capped": capped,
             "mean_decisions": acc["decisions"] / games if games else 0.0,
             "a_decisions_per_second": acc["a_decisions"] / acc["a_seconds"]
             if acc["a_seconds"] else None,
@@ -297,7 +305,7 @@ def run_match(a: str, b: str, *, players: int = 2, kind: str = "full", starts: i
             on_game(t, r)
     out = summarize(tasks, results)
     out.update(seed=seed, rules=rules.to_json(), wall_seconds=round(time.perf_counter() - t0, 3),
-               jobs=jobs)
+               jobs=jobs, cap=cap)
     return out
 
 
@@ -321,4 +329,9 @@ def format_summary(r: dict) -> str:
         f"({rate(r['a_ms_per_decision'])} ms each), {r['b']} "
         f"{rate(r['b_decisions_per_second'])} ({rate(r['b_ms_per_decision'])} ms each); "
         f"wall {r['wall_seconds']:.1f} s on {r['jobs']} job(s)"]
+    if r.get("capped", 0) * 2 > r["games"]:
+        lines.append(f"note: {r['capped']} of {r['games']} games reached the cap of "
+                     f"{r.get('cap', CAP)} decisions and were scored as draws among the "
+                     f"players still in: the score measures little (--cap raises it; games "
+                     f"with more players run longer)")
     return "\n".join(lines)

@@ -25,7 +25,8 @@ class SeriesResult:
     """A tally per bot name over a series. A bot seated several times in a game counts once
     per seat. ``losses`` counts games where that seat was the loser; ``loss_share`` adds the
     shared losses: each draw's share, and under ``first_out_wins`` (no single loser) each
-    non-winner's share."""
+    non-winner's share (a sum; ``mean_loss_share`` in the JSON and "mean share" in the
+    text are it over the games)."""
 
     rules: Rules
     n_players: int
@@ -40,7 +41,9 @@ class SeriesResult:
                 "seed": self.seed, "draws": self.draws,
                 "mean_decisions": self.decisions / self.games if self.games else 0.0,
                 "bots": {name: {**t, "loss_rate": t["losses"] / t["games"] if t["games"] else 0.0,
-                                "loss_share": float(t["loss_share"])}
+                                "loss_share": float(t["loss_share"]),
+                                "mean_loss_share": float(t["loss_share"]) / t["games"]
+                                if t["games"] else 0.0}
                          for name, t in self.tally.items()}}
 
     def to_json(self, indent: int | None = None) -> str:
@@ -50,7 +53,7 @@ class SeriesResult:
         lines = [f"{self.games} games, {self.n_players} players, rules {self.rules}, "
                  f"seed {self.seed}: {self.draws} draws",
                  f"{'bot':<8} {'games':>7} {'losses':>7} {'loss rate':>9} {'draws':>6} "
-                 f"{'loss share':>10}"]
+                 f"{'mean share':>10}"]
         for name, t in self.tally.items():
             rate = t["losses"] / t["games"] if t["games"] else 0.0
             lines.append(f"{name:<8} {t['games']:>7} {t['losses']:>7} {rate:>9.3f} "

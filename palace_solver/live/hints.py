@@ -152,6 +152,11 @@ def hint(pos: Position, time_budget: float = 2.0, seed: int = 0,
         for ply in cont["plies"]:
             for e in ply:
                 e["player"] = names[e["player"]]
+    if a["method"] == "search" and len(names) > 2 and not (a.get("stats") or {}).get(
+            "calibration"):
+        notes.append("not calibrated: with three or more players these figures have never "
+                     "been compared with the outcomes of games (palace analyze's note says "
+                     "more)")
     if partial:
         notes.append(f"some moves are possible only in some of the {a.get('samples')} "
                      f"sampled deals (the count is shown): their figures are for those deals")

@@ -292,9 +292,10 @@ class Driver:
             return {"ok": False, "cancelled": True, "message": "hint cancelled (Ctrl-C)"}
 
 
-def run_script(driver: Driver, f, as_json: bool) -> None:
+def run_script(driver: Driver, f, as_json: bool) -> int:
     """Answer each line of the open file ``f`` (``#`` starts a comment): one JSON answer
-    a line, or the line and its answer as text."""
+    a line, or the line and its answer as text. Returns how many events were refused (a
+    refusal is an answer, not a failure: the session keeps every other event)."""
     refused = 0
     for raw in f:
         line = raw.split("#", 1)[0].strip()
@@ -311,6 +312,7 @@ def run_script(driver: Driver, f, as_json: bool) -> None:
                 click.echo(format_hint(ans["suggestions"]))
         if driver.done:
             break
+    return refused
 
 
 def _completer(session: Session):

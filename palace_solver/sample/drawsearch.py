@@ -30,7 +30,7 @@ any machine; a time limit (``time_budget``) can cut a search short, and then it 
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 
@@ -48,6 +48,12 @@ __all__ = ["ENGINE", "ENGINE1", "ENGINE1_END", "ENGINE_END", "HINT", "HINT1", "H
            "HINT_END", "SearchConfig", "analyze_search",
            "deal_lists", "decide", "history_of", "move_means", "observations_of",
            "observed_in_history", "position_view", "state_view"]
+
+
+#: the horizon evaluations of the compiled core (``set_eval_mode``)
+EVAL_MODES = ("cardcount", "learned", "auto")
+#: SearchConfig's whole-number fields that 0 would make meaningless
+_AT_LEAST_ONE = ("determinizations", "max_depth")
 
 
 @dataclass(frozen=True)
@@ -102,10 +108,25 @@ class SearchConfig:
     revealed: bool = False
 
     def __post_init__(self):
+        # An agent's options arrive as text (palace match engine:nodes=...): a wrong type or
+        # sign is refused here, with the field's name, not deep in the compiled search.
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.type == "int" and (not isinstance(v, int) or isinstance(v, bool)
+                                    or v < (1 if f.name in _AT_LEAST_ONE else 0)):
+                least = 1 if f.name in _AT_LEAST_ONE else 0
+                raise ValueError(f"{f.name} {v!r} is not a whole number of at least {least}")
+            if f.type == "float" and (not isinstance(v, (int, float)) or isinstance(v, bool)
+                                      or not v >= 0):
+                raise ValueError(f"{f.name} {v!r} is not a number of at least 0")
+            if f.type == "str" and not isinstance(v, str):
+                raise ValueError(f"{f.name} {v!r} is not a name")
+            if f.type == "bool" and v not in (0, 1):
+                raise ValueError(f"{f.name} {v!r} is not 0 or 1")
+        if self.eval not in EVAL_MODES:
+            raise ValueError(f"eval {self.eval!r}: one of {', '.join(EVAL_MODES)}")
         if not 0.0 <= self.contempt <= 0.25:
             raise ValueError(f"contempt {self.contempt} is outside [0, 0.25]")
-        if self.revealed not in (0, 1, False, True):
-            raise ValueError(f"revealed {self.revealed!r} is not 0 or 1")
         object.__setattr__(self, "revealed", bool(self.revealed))
 
     def with_(self, **kw) -> "SearchConfig":
@@ -404,10 +425,12 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
     if progress is not None:
         progress(k, cfg.determinizations)
     n, mover = pos.n, pos.to_move
-    moves, cis = [], {}
+    moves, cis, partial = [], {}, {}
     for m, mean, vs in move_means(raw, n):
         est = [mean_ci(vs[:, p].tolist()) for p in range(n)]
         moves.append(MoveValue(m, [e[0] for e in est], [(e[1], e[2]) for e in est]))
+        if len(vs) != k:    # the mover's hand hidden from this seat: legal in some deals only
+            partial[str(m)] = len(vs)
     moves = rank_moves(mover, moves)
     calibration = None
     if cfg.calibration and n == 2:
@@ -429,6 +452,8 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
              if seconds > 0 else None,
              "interval": "student-t on per-deal values; rule of three when all equal",
              "move_ci95": cis, "vs_best_ci95": paired, "calibration": calibration}
+    if partial:
+        stats["move_samples"] = partial
     best = moves[0]
     return Analysis("search", mover, list(best.loss), moves, stats,
                     ci95=[tuple(x) for x in cis[str(best.move)]], samples=k)
