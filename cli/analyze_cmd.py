@@ -333,14 +333,14 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
 def _warn_long(pos, method, engine, threads) -> None:
     """Before a whole-graph solve without a time budget that may take long: the estimate."""
     from palace_solver.analysis import is_exact_mode
-    from palace_solver.solve.compiled import estimate_seconds
+    from palace_solver.solve.compiled import estimate_seconds, refused_outright
     from palace_solver.solve.engine import cython_available
 
     if method not in ("auto", "exact") or not is_exact_mode(pos) or engine == "python" \
             or not cython_available():
         return
     nodes, secs = estimate_seconds(pos.to_state(), threads)
-    if secs >= LONG_SECONDS:
+    if secs >= LONG_SECONDS and not refused_outright(nodes):   # (that says so at once)
         click.echo(f"palace: about {nodes:,.0f} positions to solve exactly: roughly "
                    f"{_duration(secs)} here (the estimate can be 3x off either way); "
                    f"--time SECONDS answers within that time instead", err=True)

@@ -136,6 +136,13 @@ def predict_nodes(state: State) -> float:
     return math.exp(_FIT[0] + sum(c * v for c, v in zip(_FIT[1:], x)))
 
 
+def refused_outright(est: float) -> bool:
+    """Whether a whole-graph solve without a time budget of a graph predicted to hold
+    ``est`` positions is refused before it starts (it could not fit in memory even if the
+    prediction were far too high)."""
+    return est * _rates["bytes"] > REFUSE_SPREAD * int(available_memory() * MEMORY_SHARE)
+
+
 def estimate_seconds(state: State, threads: int | None = None) -> tuple[float, float]:
     """``(positions, seconds)``: the predicted size of the whole graph and the time to
     build and solve it here, at the current load (as rough as :func:`predict_nodes`)."""
@@ -207,7 +214,7 @@ def solve_compiled(state: State, *, time_budget: float | None = None, depth: int
         if time_budget is None:
             build_s, share = 0.0, None
             need = est * _rates["bytes"]
-            if max_nodes is None and need > REFUSE_SPREAD * mem_cap:
+            if max_nodes is None and refused_outright(est):
                 raise GraphTooLargeError(
                     f"the whole graph would need about {_gb(need)} (an estimated "
                     f"{est:,.0f} positions), {_gb(mem_cap)} may be used")
