@@ -59,6 +59,8 @@ def _table(pos, a) -> str:
     if st.get("history"):
         info.append(f"{st['history']} earlier position{'s' if st['history'] != 1 else ''} "
                     f"of the game")
+    if (st.get("fixed_point") or {}).get("cycling"):
+        info.append("approximate (the players' best answers cycle: note)")
     if a.samples:
         info.append(f"{a.samples} samples")
     if "seconds" in st:

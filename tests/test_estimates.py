@@ -91,3 +91,6 @@ def test_a_three_player_cycle_is_said_in_plain_words(tmp_path):
     note = r.output.split("note: ", 1)[1]
     assert "chase each other in a circle" in note and "Take them as approximate" in note
     assert "fixed point" not in note and "sweeps" not in note
+    # and the method line, read first, says the exact solver's figures are approximate here
+    method = [ln for ln in r.output.splitlines() if ln.startswith("method exact")]
+    assert len(method) == 1 and "approximate (the players' best answers cycle" in method[0]
