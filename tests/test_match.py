@@ -282,6 +282,10 @@ def test_a_player_already_out_at_a_drawn_game_won_it():
     assert r["score"] == pytest.approx(1 - sum(play_task(t)["a_loss"] for t in tasks) / 18)
     assert "18 of 18 games reached the cap of 400 decisions" in format_summary(
         {**r, "wall_seconds": 0.0, "jobs": 1})
+    # a p-value that underflows is said as a bound, not as 0
+    text = format_summary({**r, "p": 0.0, "wall_seconds": 0.0, "jobs": 1})
+    assert "p < 1e-15" in text and "p = 0 " not in text
+    assert "p = 0.031" in format_summary({**r, "p": 0.0312, "wall_seconds": 0.0, "jobs": 1})
     longer = run_match("greedy", "random", players=2, starts=2, seed=0, progress=False)
     assert longer["capped"] == 0 and "reached the cap" not in format_summary(
         {**longer, "wall_seconds": 0.0, "jobs": 1})

@@ -317,12 +317,14 @@ def format_summary(r: dict) -> str:
     verdict = ("no significant difference" if not r["p"] < SIGNIFICANCE else
                "A better" if r["score"] > r["equal_score"] else
                "B better" if r["score"] < r["equal_score"] else "no significant difference")
+    # (a p-value that underflows to 0 is not 0: say how small it is at least)
+    p_text = "p < 1e-15" if r["p"] < 1e-15 else f"p = {r['p']:.2g}"
     lines = [
         f"{r['a']} vs {r['b']}: {r['players']} players, {r['kind']} starts, {r['starts']} starts "
         f"x {r['players']} seatings = {r['games']} games (seed {r['seed']})",
         f"score of {r['a']}: {r['score']:.3f}  95% CI [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
-        f" (paired over starts; an equal agent scores {r['equal_score']:.3f})  p = "
-        f"{r['p']:.2g}  {verdict}",
+        f" (paired over starts; an equal agent scores {r['equal_score']:.3f})  "
+        f"{p_text}  {verdict}",
         f"{r['a']} loss rate {r['a_loss_rate']:.3f}; W/D/L {r['wins']}/{r['draws']}/"
         f"{r['losses']}; {r['mean_decisions']:.1f} decisions a game",
         f"decisions/s: {r['a']} {rate(r['a_decisions_per_second'])} "
