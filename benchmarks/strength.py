@@ -68,10 +68,11 @@ LEADING = "engine:pickup_margin=0.05:pickup_below=0.33"
 #: model in both phases (docs/learning.md, Generation 3): RESULTS-strength.md's g3 row
 GEN3 = "engine:weights=gen3:end_weights=gen3"
 #: UNORDERED as e1-server_ismcts was begun with it: every option a decision has changed in
-#: ``engine`` since (the t1 and p2 rows; generation 3 if g3-engine adopts it) pinned to its
-#: value then, so that the name builds the agent that played the row's first games
-UNORDERED_AS_BEGUN = (UNORDERED + ":infer_temp=1:end_infer_temp=1:weights=gen1:end_weights=gen1"
-                      ":pickup_margin=0:pickup_below=1")
+#: ``engine`` since (the t1 and p2 rows, contempt by the c2 rows) pinned to its value then,
+#: so that the name builds the agent that played the row's first games
+UNORDERED_BEFORE_C2 = (UNORDERED + ":infer_temp=1:end_infer_temp=1:weights=gen1"
+                       ":end_weights=gen1:pickup_margin=0:pickup_below=1")
+UNORDERED_AS_BEGUN = UNORDERED_BEFORE_C2 + ":contempt=0:end_contempt=0"
 
 #: row -> (A, B, players, kind, starts asked)
 ROWS = {
@@ -177,7 +178,9 @@ ROWS = {
 #: another agent: that name. Their ROWS entry names the agent that played them with every
 #: changed option pinned; :func:`respecify` moves their file to it once the recorded budget
 #: and a game played again show that it is the same agent.
-RESPECIFIED = {"e1-server_ismcts": UNORDERED}
+#: (e1-server_ismcts was moved from UNORDERED to UNORDERED_BEFORE_C2 after the p2 decision,
+#: and from it to UNORDERED_AS_BEGUN after the c2 decision made contempt engine's default)
+RESPECIFIED = {"e1-server_ismcts": UNORDERED_BEFORE_C2}
 
 #: The seed of a row's starts where it is not 0 (every row before b1-x4-engine has 0):
 #: rows of different seeds share no start, so ``compare`` refuses to pair them.

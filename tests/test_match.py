@@ -111,6 +111,13 @@ def test_agents_by_name():
     old = make_agent("engine:pickup_margin=0:pickup_below=1")
     assert (old.pickup_margin, old.pickup_below) == (0.0, 1.0)
     assert (make_agent("engine1").pickup_margin, make_agent("engine1").pickup_below) == (0.0, 1.0)
+    # the c2 rows' decision made contempt 0.1 engine's default in both phases (play only)
+    e = make_agent("engine")
+    assert (e.config.contempt, e.endgame.contempt) == (0.1, 0.1)
+    e = make_agent("engine:contempt=0:end_contempt=0")
+    assert (e.config.contempt, e.endgame.contempt) == (0, 0)
+    assert make_agent("engine:end=flat").config.contempt == 0.1
+    assert (make_agent("engine1").config.contempt, make_agent("engine1").endgame.contempt) == (0, 0)
     for bad in ("engine:end=deeper", "engine:end=flat:end_nodes=9", "engine:end_bogus=1",
                 "engine:contempt=0.3", "engine:end_contempt=-0.1",
                 "engine:pickup_margin=0.3", "engine:pickup_margin=-0.01",

@@ -37,8 +37,8 @@ draw phase; ``end_`` before a field sets the endgame's, ``engine:end_nodes=40000
 ``end=flat`` keeps the draw phase's search once the draw pile is empty, ``history=0``
 searches without the game's history, ``draw_limit``; ``budget=4`` multiplies the node
 budgets of both phases, ``engine:budget=0.25`` divides them;
-``engine:contempt=0.1:end_contempt=0.1`` counts a repetition 0.1 worse than a draw for the
-agent's own seat; ``engine:revealed=0:end_revealed=0`` no longer meets the history's
+``engine`` counts a repetition 0.1 worse than a draw for its own seat, in both phases
+(contempt, since the c2 rows; ``engine:contempt=0:end_contempt=0`` as before them); ``engine:revealed=0:end_revealed=0`` no longer meets the history's
 positions from before another player showed cards, as before the r1 rows;
 ``engine`` plays its best play rather than a pickup that is at most 0.05 better, in both
 phases, where the pickup's loss is at most 0.33 (``engine:pickup_margin=0:pickup_below=1``
@@ -157,6 +157,11 @@ def openspiel_available() -> bool:
 #: p2 rows' rule (benchmarks/RESULTS-strength.md, Progress where the engine leads);
 #: ``engine:pickup_margin=0:pickup_below=1`` is the engine before them.
 PICKUP_MARGIN, PICKUP_BELOW = 0.05, 0.33
+#: How much worse than a draw ``engine`` counts a repetition for its own seat, in both phases
+#: (``SearchConfig.contempt``; never in an analysis). Adopted by the c2 rows' rule
+#: (benchmarks/RESULTS-strength.md, Contempt again); ``engine:contempt=0:end_contempt=0`` is
+#: the engine before them.
+CONTEMPT = 0.1
 
 
 def _scaled(cfg, budget):
@@ -169,10 +174,11 @@ def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1
         raise TypeError(f"end={end!r}: deep or flat")
     endgame = ENGINE_END if end == "deep" else None
     end_kw = {k[4:]: kw.pop(k) for k in list(kw) if k.startswith("end_")}
-    if end_kw:
-        if endgame is None:
-            raise TypeError("end_* options need end=deep")
-        endgame = endgame.with_(**end_kw)
+    if end_kw and endgame is None:
+        raise TypeError("end_* options need end=deep")
+    if endgame is not None:
+        endgame = endgame.with_(**{"contempt": CONTEMPT, **end_kw})
+    kw.setdefault("contempt", CONTEMPT)
     return SearchBot(seed, _scaled(ENGINE.with_(**kw), budget), draw_limit=draw_limit,
                      seconds=seconds, endgame=endgame and _scaled(endgame, budget),
                      use_history=bool(history), pickup_margin=float(pickup_margin),
