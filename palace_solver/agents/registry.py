@@ -38,7 +38,8 @@ draw phase; ``end_`` before a field sets the endgame's, ``engine:end_nodes=40000
 searches without the game's history, ``draw_limit``; ``budget=4`` multiplies the node
 budgets of both phases, ``engine:budget=0.25`` divides them;
 ``engine`` counts a repetition 0.1 worse than a draw for its own seat, in both phases
-(contempt, since the c2 rows; ``engine:contempt=0:end_contempt=0`` as before them); ``engine:revealed=0:end_revealed=0`` no longer meets the history's
+(contempt, since the c2 rows; ``engine:contempt=0:end_contempt=0`` as before them);
+``engine:revealed=0:end_revealed=0`` no longer meets the history's
 positions from before another player showed cards, as before the r1 rows;
 ``engine`` plays its best play rather than a pickup that is at most 0.05 better, in both
 phases, where the pickup's loss is at most 0.33 (``engine:pickup_margin=0:pickup_below=1``
