@@ -133,6 +133,7 @@ def test_agents_by_name():
                       ("engine:infer_temp=-1", "infer_temp -1"),
                       ("engine:eval=foo", "eval 'foo'"), ("engine:revealed=2", "revealed 2"),
                       ("engine:nodez=5", "engine has no option 'nodez'"),
+                      ("engine:end_nodez=5", "engine has no option 'end_nodez'"),
                       ("det:foo=1", "det has no option 'foo'")):
         with pytest.raises(AgentError, match=re.escape(says)):
             make_agent(bad)

@@ -324,7 +324,10 @@ def make_agent(spec: str, seed: int = 0):
     except (TypeError, ValueError) as e:
         unknown = re.search(r"unexpected keyword argument '(\w+)'", str(e))
         if unknown:
-            raise AgentError(f"agent {spec!r}: {name} has no option {unknown[1]!r} (its "
+            bad = unknown[1]
+            if bad not in options and f"end_{bad}" in options:   # (an endgame field's name)
+                bad = f"end_{bad}"
+            raise AgentError(f"agent {spec!r}: {name} has no option {bad!r} (its "
                              f"options: palace_solver/agents/registry.py, module doc)") from None
         raise AgentError(f"agent {spec!r}: {e}") from None
     if options:
