@@ -111,10 +111,8 @@ class SearchConfig:
         # An agent's options arrive as text (palace match engine:nodes=...): a wrong type or
         # sign is refused here, with the field's name, not deep in the compiled search.
         for f in fields(self):
-            v = getattr(self, f.name)
-            if f.type == "int" and (not isinstance(v, int) or isinstance(v, bool)
-                                    or v < (1 if f.name in _AT_LEAST_ONE else 0)):
-                least = 1 if f.name in _AT_LEAST_ONE else 0
+            v, least = getattr(self, f.name), int(f.name in _AT_LEAST_ONE)
+            if f.type == "int" and (not isinstance(v, int) or isinstance(v, bool) or v < least):
                 raise ValueError(f"{f.name} {v!r} is not a whole number of at least {least}")
             if f.type == "float" and (not isinstance(v, (int, float)) or isinstance(v, bool)
                                       or not v >= 0):

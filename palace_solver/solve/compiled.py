@@ -136,11 +136,17 @@ def predict_nodes(state: State) -> float:
     return math.exp(_FIT[0] + sum(c * v for c, v in zip(_FIT[1:], x)))
 
 
-def refused_outright(est: float) -> bool:
+def usable_memory() -> int:
+    """Bytes a whole-graph solve may use."""
+    return int(available_memory() * MEMORY_SHARE)
+
+
+def refused_outright(est: float, mem_cap: int | None = None) -> bool:
     """Whether a whole-graph solve without a time budget of a graph predicted to hold
-    ``est`` positions is refused before it starts (it could not fit in memory even if the
-    prediction were far too high)."""
-    return est * _rates["bytes"] > REFUSE_SPREAD * int(available_memory() * MEMORY_SHARE)
+    ``est`` positions is refused before it starts (it could not fit in ``mem_cap`` bytes,
+    by default :func:`usable_memory`, even if the prediction were far too high)."""
+    return est * _rates["bytes"] > REFUSE_SPREAD * (usable_memory() if mem_cap is None
+                                                    else mem_cap)
 
 
 def estimate_seconds(state: State, threads: int | None = None) -> tuple[float, float]:
@@ -210,11 +216,11 @@ def solve_compiled(state: State, *, time_budget: float | None = None, depth: int
     note = None
     if depth is None:
         est = predict_nodes(state)
-        mem_cap = int(available_memory() * MEMORY_SHARE)
+        mem_cap = usable_memory()
         if time_budget is None:
             build_s, share = 0.0, None
             need = est * _rates["bytes"]
-            if max_nodes is None and refused_outright(est):
+            if max_nodes is None and refused_outright(est, mem_cap):
                 raise GraphTooLargeError(
                     f"the whole graph would need about {_gb(need)} (an estimated "
                     f"{est:,.0f} positions), {_gb(mem_cap)} may be used")
