@@ -67,6 +67,9 @@ LEADING = "engine:pickup_margin=0.05:pickup_below=0.33"
 #: ``engine`` (as the t1 and p2 decisions leave it) with generation 3's network and policy
 #: model in both phases (docs/learning.md, Generation 3): RESULTS-strength.md's g3 row
 GEN3 = "engine:weights=gen3:end_weights=gen3"
+#: the l1 candidate: from the game's 200th decision on, a near pickup gives way to the best
+#: play wherever the pickup's loss is at most 0.5 (RESULTS-strength.md, Late progress)
+LATE = "engine:late_below=0.5"
 #: UNORDERED as e1-server_ismcts was begun with it: every option a decision has changed in
 #: ``engine`` since (the t1 and p2 rows, contempt by the c2 rows) pinned to its value then,
 #: so that the name builds the agent that played the row's first games
@@ -172,6 +175,12 @@ ROWS = {
     # then c1-engine, not begun, decides with it; starts, rule and place fixed before the
     # first game, after the g3 decision and before the rows measuring engine.
     "c2-server_ismcts": (CONTEMPT, "server_ismcts", 2, "full", 500),
+    # Late progress (RESULTS-strength.md, rows l1-): against ``engine`` as the c2 decision
+    # left it, then on the starts of c2-server_ismcts (paired by start with it); both
+    # decide; starts, rule and place (after t1-noinfer, before the rows measuring engine)
+    # fixed before the first game.
+    "l1-engine": (LATE, "engine", 2, "full", 500),
+    "l1-server_ismcts": (LATE, "server_ismcts", 2, "full", 500),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -213,6 +222,9 @@ AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "f1-greedy", "f1-det", "f1-se
 #: played after the g3 decision: c1-engine, planned earlier to decide nothing and not begun,
 #: decides with the new row.
 C2_ROWS = ("c2-server_ismcts", "c1-engine")
+#: The rows of the l1 decision (late progress on the engine the c2 decision left), played
+#: after t1-noinfer, which was begun before them, and before the rows measuring ``engine``.
+L1_ROWS = ("l1-engine", "l1-server_ismcts")
 
 #: Rows whose games keep their events (every chance outcome and move, and each move's
 #: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from
@@ -222,13 +234,13 @@ C2_ROWS = ("c2-server_ismcts", "c1-engine")
 #: whose draws benchmarks/draw_anatomy.py --row can then count with the engine's figures.
 RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p2-engine",
                       "p2-server_ismcts", "g3-engine", "f1-server_ismcts", "f1-mos_uct",
-                      "c2-server_ismcts"})
+                      "c2-server_ismcts", "l1-engine", "l1-server_ismcts"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
 BEFORE_GEN1 = {row for row in ROWS
                if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-", "t1-",
-                                        "p2-", "b1-", "g3-", "f1-", "c2-"))}
+                                        "p2-", "b1-", "g3-", "f1-", "c2-", "l1-"))}
 
 
 def _file(row):
@@ -260,6 +272,8 @@ def agent_budget(spec: str) -> dict:
             out[f"{part.name}.pickup_margin"] = part.pickup_margin
         if getattr(part, "pickup_below", 1.0) < 1.0:
             out[f"{part.name}.pickup_below"] = part.pickup_below
+        if getattr(part, "late_below", None) is not None:
+            out[f"{part.name}.late"] = [part.late_from, part.late_below]
     return out
 
 
@@ -464,6 +478,18 @@ def c2_decision() -> bool | None:
     return _gains_and_holds(C2_ROWS, "c2-server_ismcts", "p2-server_ismcts", "c1-engine")
 
 
+def l1_decision() -> bool | None:
+    """The rule for late progress on the two complete l1 rows: adopted if l1-server_ismcts
+    is above c2-server_ismcts, paired by start, its interval above 0, and l1-engine's
+    interval does not lie below 0.5 (None: a row not complete)."""
+    return _gains_and_holds(L1_ROWS, "l1-server_ismcts", "c2-server_ismcts", "l1-engine")
+
+
+def _l1_in_engine() -> bool:
+    ag = make_agent("engine")
+    return (ag.late_from, ag.late_below) == (200, 0.5)
+
+
 def _c2_in_engine() -> bool:
     ag = make_agent("engine")
     return ag.config.contempt == 0.1 and ag.endgame.contempt == 0.1
@@ -507,14 +533,20 @@ DECISIONS = (
      "the c2 rows adopted contempt: make contempt=0.1 and end_contempt=0.1 engine's "
      "defaults (palace_solver/agents/registry.py; the analyses keep none), then queue "
      "again"),
+    # t1-noinfer, begun after the c2 decision, finishes before the l1 rows
+    ("l1", lambda taken: (["t1-noinfer"] if taken["t1"] else []) + list(L1_ROWS),
+     lambda: l1_decision(), lambda: _l1_in_engine(),
+     "the l1 rows decide what engine is",
+     "the l1 rows adopted late progress: make LATE_BELOW=0.5 engine's default "
+     "(palace_solver/agents/registry.py), then queue again"),
 )
 
 
 def queue_rows(**given) -> tuple[list, str]:
     """The rows ``strength.py queue`` plays, in order, as the rules written before them
     decide (:data:`DECISIONS`), and why the list ends where it does. ``t1=``, ``p2=``,
-    ``g3=``, ``c2=``: a decision (True, False or None for not taken; by default its rule on the
-    rows' files); ``t1_applied=`` and so on: whether ``engine`` already is the adopted
+    ``g3=``, ``c2=``, ``l1=``: a decision (True, False or None for not taken; by default its
+    rule on the rows' files); ``t1_applied=`` and so on: whether ``engine`` already is the adopted
     candidate. A decision that adopts a candidate stops the list until its change is in
     ``engine``: no row is begun with an engine its rule replaces."""
     unknown = set(given) - {k for d in DECISIONS for k in (d[0], f"{d[0]}_applied")}
@@ -522,7 +554,7 @@ def queue_rows(**given) -> tuple[list, str]:
         raise TypeError(f"queue_rows: no decision named {sorted(unknown)}")
     rows, taken = list(QUEUE), {}
     for name, extra, rule, in_engine, waiting, change in DECISIONS:
-        rows += extra
+        rows += extra(taken) if callable(extra) else extra
         decided = given.get(name, _ASK)
         taken[name] = decided = rule() if decided is _ASK else decided
         if decided is None:
@@ -530,7 +562,7 @@ def queue_rows(**given) -> tuple[list, str]:
         applied = given.get(f"{name}_applied", _ASK)
         if decided and not (in_engine() if applied is _ASK else applied):
             return rows, change
-    rows += (["t1-noinfer"] if taken["t1"] else []) + ["b1-x4-engine"] + list(AFTER_DECISION)
+    rows += ["b1-x4-engine"] + list(AFTER_DECISION)
     return rows, "every planned row"
 
 

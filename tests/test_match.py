@@ -121,7 +121,8 @@ def test_agents_by_name():
     for bad in ("engine:end=deeper", "engine:end=flat:end_nodes=9", "engine:end_bogus=1",
                 "engine:contempt=0.3", "engine:end_contempt=-0.1",
                 "engine:pickup_margin=0.3", "engine:pickup_margin=-0.01",
-                "engine:pickup_below=1.5", "engine:pickup_below=-0.1"):
+                "engine:pickup_below=1.5", "engine:pickup_below=-0.1",
+                "engine:late_below=1.5", "engine:late_from=-1"):
         with pytest.raises(AgentError):
             make_agent(bad)
     # options arrive as text: a wrong type or sign is refused when the agent is made, with
@@ -133,6 +134,11 @@ def test_agents_by_name():
                       ("engine:infer_temp=-1", "infer_temp -1"),
                       ("engine:eval=foo", "eval 'foo'"), ("engine:revealed=2", "revealed 2"),
                       ("engine:nodez=5", "engine has no option 'nodez'"),
+                      ("engine:budget=abc", "budget='abc': a number"),
+                      ("engine:budget=0", "budget=0: above 0"),
+                      ("engine:pickup_margin=abc", "pickup_margin='abc': a number"),
+                      ("engine:late_from=2.5", "late_from=2.5: a whole number"),
+                      ("engine:history=yes", "history='yes': 0 or 1"),
                       ("engine:end_nodez=5", "engine has no option 'end_nodez'"),
                       ("det:foo=1", "det has no option 'foo'")):
         with pytest.raises(AgentError, match=re.escape(says)):
@@ -175,6 +181,27 @@ def test_progress_pick_gives_a_near_pickup_up_for_the_best_play_and_nothing_else
     # below: only where the pickup's loss (0.40 for seat 1) is at most it
     assert progress_pick(vals, 1, 0.2, below=0.40) == [(p3, [0.45, 0.55]), (p5, [0.43, 0.57])]
     assert progress_pick(vals, 1, 0.2, below=0.39) == vals
+
+
+def test_the_late_bound_takes_over_once_the_game_has_run_late_from_decisions():
+    # engine as it is keeps one bound; the l1 candidate raises it from decision late_from on
+    assert make_agent("engine").late_below is None
+    agent = make_agent("engine:nodes=2000:late_below=0.5:late_from=3")
+    s, tracker, _ = make_start("full", Rules(), 2, "late")
+    agent.tracker = tracker
+    rng = random.Random(0)
+    seen = []
+    while not s.is_terminal() and len(seen) < 6:
+        while s.is_chance():
+            tracker.apply(s, _sample(s, rng))
+        if s.is_terminal():
+            break
+        seen.append(agent.pickup_bound())
+        tracker.apply(s, agent.choose(s, rng))
+    # decisions 0, 1, 2 keep pickup_below; from decision 3 on the late bound
+    assert seen == [0.33, 0.33, 0.33, 0.5, 0.5, 0.5]
+    agent.tracker = None                  # no record of the game: never late
+    assert agent.pickup_bound() == 0.33
 
 
 def test_engine_det_hands_over_to_det_when_the_draw_pile_is_empty():

@@ -77,6 +77,9 @@ def test_a_pickup_margin_is_recorded_only_where_it_is_set():
     for old in ("engine1", "engine:pickup_margin=0:pickup_below=1"):
         assert not any(k.endswith(("pickup_margin", "pickup_below"))
                        for k in strength.agent_budget(old))
+    # the late bound likewise: only the l1 candidate's record has it
+    assert strength.agent_budget(strength.LATE)[f"{strength.LATE}.late"] == [200, 0.5]
+    assert not any(k.endswith(".late") for k in strength.agent_budget("engine"))
 
 
 def test_the_queue_names_rows_once_and_keeps_each_plans_order():
@@ -105,6 +108,13 @@ def test_the_queue_names_rows_once_and_keeps_each_plans_order():
     c2 = strength.C2_ROWS
     assert c2 == ("c2-server_ismcts", "c1-engine") and not set(c2) & set(q + after)
     assert all(strength.ROWS[r][0] == strength.CONTEMPT for r in c2)
+    # late progress decides on the engine the c2 decision left, after t1-noinfer (begun
+    # before it was planned) and before the rows measuring engine; its peer row is paired
+    # by start with c2-server_ismcts
+    l1 = strength.L1_ROWS
+    assert l1 == ("l1-engine", "l1-server_ismcts") and not set(l1) & set(q + after + c2)
+    assert all(strength.ROWS[r][0] == strength.LATE for r in l1)
+    assert strength.row_seed("l1-server_ismcts") == strength.row_seed("c2-server_ismcts")
     assert set(after) <= set(strength.ROWS)
     assert "t1-noinfer" not in q + after and "t1-x4-t1" not in strength.ROWS
     # the p2 rows wait for t1-engine's decision too, and come before the rows measuring
@@ -167,12 +177,21 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert rows == q + p2 + ["g3-engine"] + c2 and "c2 rows decide" in why
     rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=True, c2_applied=False)
     assert rows == q + p2 + ["g3-engine"] + c2 and "end_contempt=0.1" in why
-    # the measuring rows, with the ablation only for an adopted t1 candidate
-    rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False)
-    assert rows == q + p2 + ["g3-engine"] + c2 + ["b1-x4-engine"] + after
+    # the l1 rows decide after the ablation (only for an adopted t1 candidate)
+    l1 = list(strength.L1_ROWS)
+    rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=None)
+    assert rows == q + p2 + ["g3-engine"] + c2 + l1 and "l1 rows decide" in why
+    rows, why = strength.queue_rows(t1=True, t1_applied=True, p2=False, g3=False, c2=False,
+                                    l1=True, l1_applied=False)
+    assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 and "LATE_BELOW" in why
+    # then the measuring rows
+    rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False)
+    assert rows == q + p2 + ["g3-engine"] + c2 + l1 + ["b1-x4-engine"] + after
     rows, _ = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=True,
-                                  g3=True, g3_applied=True, c2=True, c2_applied=True)
-    assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer", "b1-x4-engine"] + after
+                                  g3=True, g3_applied=True, c2=True, c2_applied=True,
+                                  l1=True, l1_applied=True)
+    assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 + ["b1-x4-engine"] \
+        + after
     with pytest.raises(TypeError, match="t2"):
         strength.queue_rows(t2=True)
 
@@ -251,8 +270,8 @@ def test_every_row_short_of_its_starts_records_the_agents_its_name_builds_today(
     # defaults after the row was begun: RESPECIFIED)
     import json
     strength = load_script("benchmarks/strength.py")
-    queued, _ = strength.queue_rows(t1=True, p2=True, g3=False, c2=False, t1_applied=True,
-                                    p2_applied=True)
+    queued, _ = strength.queue_rows(t1=True, p2=True, g3=False, c2=False, l1=False,
+                                    t1_applied=True, p2_applied=True)
     assert "e1-server_ismcts" in queued
     for row in queued:
         a, b, *_ = strength.ROWS[row]

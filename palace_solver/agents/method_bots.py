@@ -320,22 +320,34 @@ class SearchBot(_Base):
     already played that can come back (:meth:`history_views`), from the tracker.
     ``pickup_margin``: a pickup gives way to a play whose loss is within this much of it
     (:func:`progress_pick`; 0: the best move, as ``engine1`` plays), where the pickup's loss
-    is at most ``pickup_below`` (1: everywhere)."""
+    is at most ``pickup_below`` (1: everywhere); from the game's ``late_from``-th decision
+    on (both seats', forced ones too, counted by the tracker from the first play, the first
+    one 0) the bound
+    is ``late_below`` (None: ``pickup_below`` throughout). Why: a game that has run that
+    long is one nobody is finishing, and against sides that keep picking up it ends at a
+    match's cap as a draw however far the engine leads (benchmarks/RESULTS-strength.md,
+    Late progress)."""
 
     name = "engine"
 
     def __init__(self, seed: int = 0, config: SearchConfig = ENGINE,
                  draw_limit: int | None = None, seconds: float | None = None,
                  endgame: SearchConfig | None = None, use_history: bool = True,
-                 pickup_margin: float = 0.0, pickup_below: float = 1.0):
+                 pickup_margin: float = 0.0, pickup_below: float = 1.0,
+                 late_from: int = 200, late_below: float | None = None):
         super().__init__(seed, draw_limit)
         if not 0.0 <= pickup_margin <= 0.25:
             raise ValueError(f"pickup_margin {pickup_margin} is outside [0, 0.25]")
         if not 0.0 <= pickup_below <= 1.0:
             raise ValueError(f"pickup_below {pickup_below} is outside [0, 1]")
+        if late_below is not None and not 0.0 <= late_below <= 1.0:
+            raise ValueError(f"late_below {late_below} is outside [0, 1]")
+        if late_from < 0:
+            raise ValueError(f"late_from {late_from} is negative")
         self.config, self.seconds = config, seconds
         self.endgame, self.use_history = endgame, use_history
         self.pickup_margin, self.pickup_below = pickup_margin, pickup_below
+        self.late_from, self.late_below = late_from, late_below
         self.stats.update(nodes=0, depth=0)
         self._views: dict = {}
         #: the mover's mean loss for the move of the last searched decision (else None)
@@ -357,6 +369,15 @@ class SearchBot(_Base):
                 hit = self._views[(id(past), me)] = (past, *state_view(past, me, known))
             out.append(hit[1:])
         return out
+
+    def pickup_bound(self) -> float:
+        """The pickup's loss up to which :func:`progress_pick` acts now: ``late_below``
+        once ``late_from`` decisions of the game have been played (the tracker's history
+        holds them and the position to move)."""
+        if self.late_below is not None and self.tracker is not None \
+                and len(self.tracker.history) > self.late_from:
+            return self.late_below
+        return self.pickup_below
 
     def choose(self, state: State, rng: random.Random):
         m = self._trivial(state, rng)
@@ -380,7 +401,7 @@ class SearchBot(_Base):
         self.stats["depth"] += max(raw["depth"])
         self.stats["seconds"] += time.perf_counter() - t0
         move = _greedy_pick(state, progress_pick(vals, me, self.pickup_margin,
-                                                    self.pickup_below), me, rng)
+                                                    self.pickup_bound()), me, rng)
         self.last_figure = dict(vals)[move][me]
         return move
 

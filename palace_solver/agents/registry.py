@@ -43,7 +43,9 @@ budgets of both phases, ``engine:budget=0.25`` divides them;
 positions from before another player showed cards, as before the r1 rows;
 ``engine`` plays its best play rather than a pickup that is at most 0.05 better, in both
 phases, where the pickup's loss is at most 0.33 (``engine:pickup_margin=0:pickup_below=1``
-plays the best move everywhere, as before the p2 rows)), ``os_ismcts:sims=100``,
+plays the best move everywhere, as before the p2 rows; ``engine:late_below=0.5`` raises that
+bound to 0.5 from the game's 200th decision on, ``late_from`` another decision)),
+``os_ismcts:sims=100``,
 ``det:samples=16``, ``ismcts:iterations=400``, ``rollout:seconds=2``, ``hint:seconds=1``,
 ``server_ismcts:sims=1000:c=0.7:grow=1``, ``mos_uct:nodes=513:c=2:cap=1000:policy=robust``.
 
@@ -163,6 +165,18 @@ PICKUP_MARGIN, PICKUP_BELOW = 0.05, 0.33
 #: (benchmarks/RESULTS-strength.md, Contempt again); ``engine:contempt=0:end_contempt=0`` is
 #: the engine before them.
 CONTEMPT = 0.1
+#: From the game's ``LATE_FROM``-th decision on, ``engine``'s bound for giving up a near pickup
+#: is ``LATE_BELOW`` (None: ``PICKUP_BELOW`` throughout, as now; the l1 rows measure 0.5,
+#: benchmarks/RESULTS-strength.md, Late progress).
+LATE_FROM, LATE_BELOW = 200, None
+
+
+def _number(name: str, v, integer: bool = False):
+    """An engine option's value as a number, refusing text (``budget=abc``) by name."""
+    ok = (int,) if integer else (int, float)
+    if isinstance(v, bool) or not isinstance(v, ok):
+        raise TypeError(f"{name}={v!r}: {'a whole number' if integer else 'a number'}")
+    return v
 
 
 def _scaled(cfg, budget):
@@ -170,9 +184,19 @@ def _scaled(cfg, budget):
 
 
 def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1,
-            pickup_margin=PICKUP_MARGIN, pickup_below=PICKUP_BELOW, **kw):
+            pickup_margin=PICKUP_MARGIN, pickup_below=PICKUP_BELOW, late_from=LATE_FROM,
+            late_below=LATE_BELOW, **kw):
     if end not in ("deep", "flat"):
         raise TypeError(f"end={end!r}: deep or flat")
+    if history not in (0, 1):
+        raise TypeError(f"history={history!r}: 0 or 1")
+    budget, pickup_margin, pickup_below = (_number(k, v) for k, v in (
+        ("budget", budget), ("pickup_margin", pickup_margin), ("pickup_below", pickup_below)))
+    if budget <= 0:
+        raise ValueError(f"budget={budget}: above 0")
+    late_from = _number("late_from", late_from, integer=True)
+    if late_below is not None:
+        late_below = _number("late_below", late_below)
     endgame = ENGINE_END if end == "deep" else None
     end_kw = {k[4:]: kw.pop(k) for k in list(kw) if k.startswith("end_")}
     if end_kw and endgame is None:
@@ -183,7 +207,8 @@ def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1
     return SearchBot(seed, _scaled(ENGINE.with_(**kw), budget), draw_limit=draw_limit,
                      seconds=seconds, endgame=endgame and _scaled(endgame, budget),
                      use_history=bool(history), pickup_margin=float(pickup_margin),
-                     pickup_below=float(pickup_below))
+                     pickup_below=float(pickup_below), late_from=late_from,
+                     late_below=None if late_below is None else float(late_below))
 
 
 def _engine1(seed, draw_limit=None, seconds=None, **kw):
