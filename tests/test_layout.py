@@ -16,10 +16,11 @@ import palace_solver
 
 PACKAGE = Path(palace_solver.__file__).parent
 
-#: Each part may import only the parts before it (and itself). ``_engine`` is the compiled
-#: core (built from ext/, it imports the model); ``analysis`` is the front door module; the
-#: package root re-exports public names.
-ORDER = ("game", "_engine", "solve", "sample", "interop", "analysis", "agents",
+#: Each part may import only the parts before it (and itself). ``atomic`` writes files whole
+#: for every layer and imports nothing; ``_engine`` is the compiled core (built from ext/, it
+#: imports the model); ``analysis`` is the front door module; the package root re-exports
+#: public names.
+ORDER = ("atomic", "game", "_engine", "solve", "sample", "interop", "analysis", "agents",
          "interop.gymnasium", "jobs", "learn", "live", "review", "web")
 #: An entry with a dot places one module apart from its subpackage: the Gymnasium
 #: environment seats the agents of ``palace match`` by name (agents.registry), so it sits

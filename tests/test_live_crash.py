@@ -89,5 +89,5 @@ def test_sigkill_while_events_are_written(tmp_path):
           f"acknowledgement; every file loaded")
     # Temporary files of interrupted writes may stay behind: never a session file.
     for f in os.listdir(tmp_path):
-        assert f == "game.json" or (f.startswith(".palace-live-") and f.endswith(".tmp")), f
+        assert f == "game.json" or (f.startswith(".palace-game.json-") and f.endswith(".tmp")), f
 

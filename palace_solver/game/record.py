@@ -544,24 +544,11 @@ def write_record(path: str, rec: Record) -> str:
 
     :raises OSError: when it cannot be written.
     """
-    import os
-    import tempfile
+    from ..atomic import write_atomic
 
     text = json.dumps(rec.to_json(), indent=1) + "\n" if path.lower().endswith(".json") \
         else rec.text()
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".palace-record-", suffix=".tmp", dir=d)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return path
+    return write_atomic(path, text)
 
 
 def load_record(arg: str) -> Record:

@@ -41,6 +41,8 @@ import sys
 import time
 from typing import Callable, Sequence
 
+from ..atomic import write_atomic
+
 __all__ = ["BatchError", "run_batch", "task_seed", "batch_fingerprint"]
 
 FORMAT = 1  # version of the output file layout, in the header
@@ -147,7 +149,7 @@ def rename_tasks(path, fn, begun: Sequence[dict], tasks: Sequence[dict],
     if check is not None:
         check(dict(finished_results(path)))
     header["fingerprint"] = batch_fingerprint(fn, tasks)
-    _write_atomic(path, [(_dumps(header) + "\n").encode(), b"\n".join(lines[1:])])
+    write_atomic(path, [(_dumps(header) + "\n").encode(), b"\n".join(lines[1:])])
     return True
 
 
@@ -168,7 +170,7 @@ def _load(path: str, header: dict, keys: set) -> dict:
         raise BatchError(f"cannot read {path}: {e.strerror or e}") from None
     if head.startswith(data):  # absent, empty, or killed while writing the header
         try:
-            _write_atomic(path, [head])
+            write_atomic(path, [head])
         except OSError as e:
             raise BatchError(f"cannot write {path}: {e.strerror or e}") from None
         return {}
@@ -218,24 +220,6 @@ def _load(path: str, header: dict, keys: set) -> dict:
             f.flush()
             os.fsync(f.fileno())
     return done
-
-
-def _write_atomic(path: str, chunks) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        for c in chunks:
-            f.write(c)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    try:  # make the rename itself durable
-        d = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
-        try:
-            os.fsync(d)
-        finally:
-            os.close(d)
-    except OSError:
-        pass
 
 
 class _Sink:
@@ -495,5 +479,5 @@ def run_batch(fn: Callable[[dict], dict], tasks: Sequence[dict], *, jobs: int = 
         lines = [(_dumps(header) + "\n").encode()]
         lines += [(_dumps({"id": t["id"], "result": r}) + "\n").encode()
                   for t, r in zip(tasks, results)]
-        _write_atomic(path, lines)
+        write_atomic(path, lines)
     return results

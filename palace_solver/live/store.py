@@ -6,14 +6,13 @@ stored). :func:`write` puts the object in a temporary file of the same directory
 and fsyncs it, and renames it over the old file, so a reader sees the old file or the new
 one, whole.
 
-Imports :mod:`palace_solver.live.events` only.
+Imports :mod:`palace_solver.live.events` and :mod:`palace_solver.atomic` only.
 """
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 
+from ..atomic import write_atomic
 from .events import LiveError
 
 __all__ = ["SESSION_FORMAT", "check", "read", "write"]
@@ -27,22 +26,7 @@ def write(path: str, obj: dict) -> str:
 
     :raises OSError: when the file cannot be written (the old file is then untouched).
     """
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".palace-live-", suffix=".tmp", dir=d)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(obj, f, indent=1)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return path
+    return write_atomic(path, json.dumps(obj, indent=1) + "\n")
 
 
 def read(path: str) -> dict:

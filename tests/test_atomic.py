@@ -1,0 +1,33 @@
+"""palace_solver.atomic: a write is whole or not at all."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from palace_solver.atomic import write_atomic
+
+
+def test_text_bytes_and_chunks_land_whole(tmp_path):
+    p = str(tmp_path / "f.txt")
+    assert write_atomic(p, "é\n") == p and open(p, encoding="utf-8").read() == "é\n"
+    write_atomic(p, b"ab")
+    assert open(p, "rb").read() == b"ab"
+    write_atomic(p, iter([b"1", b"2", b"3"]))
+    assert open(p, "rb").read() == b"123"
+    assert os.listdir(tmp_path) == ["f.txt"]
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary_one(tmp_path):
+    p = str(tmp_path / "f.txt")
+    write_atomic(p, "old")
+
+    def chunks():
+        yield b"new, half"
+        raise RuntimeError("the disk is gone")
+
+    with pytest.raises(RuntimeError):
+        write_atomic(p, chunks())
+    assert open(p).read() == "old" and os.listdir(tmp_path) == ["f.txt"]
+    with pytest.raises(OSError):
+        write_atomic(str(tmp_path / "no" / "such" / "dir.txt"), "x")
