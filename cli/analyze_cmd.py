@@ -264,6 +264,18 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
         pos = load_position(position)
     except InvalidPositionError as e:
         fail(str(e))
+    if show_line or tree_file:
+        # what cannot give a graph is refused before the analysis (exit 2, nothing printed)
+        from palace_solver.analysis import is_exact_mode
+        if not is_exact_mode(pos) or method in ("search", "sampled", "ismcts"):
+            fail("--line/--tree need the whole solved graph (an exact-mode position solved "
+                 "whole): " + ("this position has hidden hand cards or a draw pile, which "
+                               "the search analyzes without a graph"
+                               if not is_exact_mode(pos) else
+                               f"--method {method} analyzes without a graph"))
+        if depth is not None:
+            fail("--line/--tree need the whole solved graph: --depth searches without "
+                 "building it")
     history = _history(history_file) if history_file else None
     # The cost estimate is one line, said even when stderr is not a terminal (a script or a
     # pipe waits as long as a person); only --no-progress silences it.
@@ -287,13 +299,8 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
             bar.close()
     line = None
     if show_line or tree_file:
-        if a.graph is None:
-            if a.method not in ("exact", "depth_limited"):
-                why = ("this position has hidden hand cards or a draw pile, which the search "
-                       "analyzes without a graph")
-            elif depth is not None:
-                why = "--depth searches without building the graph"
-            elif time_budget is not None:
+        if a.graph is None:         # (what cannot give one was refused above)
+            if time_budget is not None:
                 why = "the time budget ran out first"
             else:
                 why = "the graph was too large to build"

@@ -1,6 +1,7 @@
 """Rough edges of `palace analyze`: `--line` names the players and shows the pickup after a
-failed flip; `--line` on a position it cannot draw says why (not a time budget that was
-never given); an exact table's footnote speaks of equal figures, not of intervals."""
+failed flip; `--line` on a position it cannot draw is refused at once, saying why (not a
+time budget that was never given); an exact table's footnote speaks of equal figures, not
+of intervals."""
 from __future__ import annotations
 
 from click.testing import CliRunner
@@ -27,12 +28,16 @@ def test_line_names_the_players_and_shows_the_pickup_after_a_failed_flip():
     assert "p0" not in line and "p1" not in line
 
 
-def test_line_on_a_hidden_position_says_why_it_has_no_line():
-    r = run(HIDDEN, "--line", "--nodes", "20000")
-    assert "time budget" not in r.stderr
-    assert "hidden hand cards or a draw pile" in r.stderr
-    r = run(FLIP, "--line", "--depth", "2")
-    assert "time budget" not in r.stderr and "--depth searches without" in r.stderr
+def test_line_on_a_position_without_a_graph_is_refused_before_the_analysis():
+    # invalid input as POSITION.md says: exit 2, one line on stderr, nothing on stdout
+    for args, why in (([HIDDEN, "--line", "--nodes", "20000"], "hidden hand cards or a draw pile"),
+                      ([HIDDEN, "--tree", "t.graphml"], "hidden hand cards or a draw pile"),
+                      ([FLIP, "--line", "--depth", "2"], "--depth searches without"),
+                      ([FLIP, "--line", "--method", "sampled"], "--method sampled")):
+        r = CliRunner().invoke(cli, ["analyze", *args])
+        assert r.exit_code == 2 and r.stdout == "", (args, r.output)
+        assert why in r.stderr and "time budget" not in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
 
 
 def test_exact_footnote_speaks_of_equal_figures():
