@@ -211,13 +211,14 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: Rows queued only once the row before them has decided what ``engine`` is: the queue stops
 #: after ``t1-engine`` so that no row is begun with an engine its rule may replace. Then the
 #: p2 rows (``P2_AFTER_T1``), which may change ``engine`` again, then g3-engine and the c2
-#: rows (``C2_ROWS``), which may too, and after their decisions (with the t1 candidate
-#: adopted, t1-noinfer first) b1-x4-engine and these: the rows of the issue's marks first
-#: (three players, then the peers again), then the one that measures a candidate no rule
-#: can adopt any more.
+#: rows (``C2_ROWS``), which may too, then (with the t1 candidate adopted, t1-noinfer
+#: first) the l1 rows (``L1_ROWS``), and after their decision these: the rows of the
+#: issue's marks (three players, the peers again, then b1-x4-engine, moved behind them
+#: before its first game for its cost: 12.5 core-hours, more than the four f1 rows), then
+#: the one that measures a candidate no rule can adopt any more.
 P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
 AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "f1-greedy", "f1-det", "f1-server_ismcts",
-                  "f1-mos_uct", "e1-server_ismcts")
+                  "f1-mos_uct", "b1-x4-engine", "e1-server_ismcts")
 #: The rows of the c2 decision (contempt on the engine as the p2 and g3 decisions leave it),
 #: played after the g3 decision: c1-engine, planned earlier to decide nothing and not begun,
 #: decides with the new row.
@@ -562,7 +563,7 @@ def queue_rows(**given) -> tuple[list, str]:
         applied = given.get(f"{name}_applied", _ASK)
         if decided and not (in_engine() if applied is _ASK else applied):
             return rows, change
-    rows += ["b1-x4-engine"] + list(AFTER_DECISION)
+    rows += list(AFTER_DECISION)
     return rows, "every planned row"
 
 

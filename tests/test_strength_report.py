@@ -125,7 +125,7 @@ def test_the_queue_names_rows_once_and_keeps_each_plans_order():
     assert all(strength.ROWS[r][0] == strength.LEADING for r in p2)
     # the budget row of the engine both decisions leave takes t1-x4-t1's place, on starts
     # of its own seed: none of g1-x4-engine's games comes back
-    assert "b1-x4-engine" not in q + after + p2 and strength.row_seed("b1-x4-engine") == 1
+    assert "b1-x4-engine" not in q + p2 and strength.row_seed("b1-x4-engine") == 1
     assert {t["seed"] for t in strength.row_tasks("b1-x4-engine", 2)} == {1}
     assert {t["seed"] for t in strength.row_tasks("g1-x4-engine", 2)} == {0}
     with pytest.raises(SystemExit, match="different seeds"):
@@ -186,12 +186,14 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 and "LATE_BELOW" in why
     # then the measuring rows
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False)
-    assert rows == q + p2 + ["g3-engine"] + c2 + l1 + ["b1-x4-engine"] + after
+    assert rows == q + p2 + ["g3-engine"] + c2 + l1 + after
     rows, _ = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=True,
                                   g3=True, g3_applied=True, c2=True, c2_applied=True,
                                   l1=True, l1_applied=True)
-    assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 + ["b1-x4-engine"] \
-        + after
+    assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 + after
+    # the budget row, the dearest, after the rows of the issue's other marks
+    assert after.index("b1-x4-engine") > max(after.index(r) for r in after
+                                             if r.startswith(("f1-", "g1-")))
     with pytest.raises(TypeError, match="t2"):
         strength.queue_rows(t2=True)
 
