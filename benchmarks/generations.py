@@ -28,6 +28,9 @@ Runs:
   from ``gen1-calib``'s first 400 games, the engine's own play at its full budget).
 - ``gen1-calib``: ``engine`` (generation 1 at its full budget) against itself: the
   "after" of the calibration benchmark (games 400 on; no recipe reads them).
+- ``layouts-calib``: ``engine`` against itself, every player laying out at random
+  (``LAYOUT``): held-out games on layouts the engine's swap never makes, for ``test`` and
+  ``calibration.py`` (no recipe reads them).
 
 ``test`` scores networks on games no recipe trained on: each two-player position's value
 for the mover against the mover's final loss share (1 loss, 0 win, 1/2 draw), as log
@@ -85,7 +88,12 @@ RUNS = {
     "gen0-calib": ("engine1", 0, 4000),
     "gen1-train": (search_agent(1), 101, 4000),
     "gen1-calib": ("engine", 1, 4000),
+    "layouts-calib": ("engine", 3, 400),
 }
+#: Runs whose players lay out otherwise than ``greedy`` (``palace_solver.jobs.match.LAYOUTS``)
+#: layouts-calib: held-out games dealt with layouts at random, to measure the figures on
+#: layouts the engine's own games never hold (docs/learning.md); no recipe reads them.
+LAYOUT = {"layouts-calib": "random"}
 
 
 #: Runs whose agent's name builds another agent than the one that played their games, since
@@ -142,7 +150,8 @@ def row_games(path, players: int) -> list:
 
 def run_tasks(run: str, games: int | None = None):
     agent, seed, asked = RUNS[run]
-    return game_tasks(games or asked, seed=seed, agent=agent)
+    return game_tasks(games or asked, seed=seed, agent=agent,
+                      layout=LAYOUT.get(run, "greedy"))
 
 
 def finished_games(run: str) -> list:

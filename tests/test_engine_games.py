@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from palace_solver.agents.registry import make_agent
 from palace_solver.jobs.batch import task_seed
@@ -33,6 +34,31 @@ def test_a_recorded_game_replays_to_its_positions():
         tracked = [(s.key(), str(m)) for s, m, _, _, _ in replay_tracked(rec)]
         assert tracked == [(s.key(), str(m)) for s, m, _, _ in replay(rec)]
         assert sum(rec["loss"]) == 1
+
+
+def test_random_layouts_replay_and_differ_from_greedys():
+    # the layouts-calib run: the tasks name the layout only when it is not greedy's, and
+    # its games replay from the deal like any other
+    assert all("layout" not in t for t in game_tasks(2, seed=3, agent="greedy"))
+    tasks = game_tasks(12, seed=3, agent="greedy", players={2: 1}, layout="random")
+    assert all(t["layout"] == "random" for t in tasks)
+    differ = 0
+    for task in tasks:
+        rec = json.loads(json.dumps(play_selfplay_game(task)))
+        assert len([s for s, _, _, _ in replay(rec)]) == rec["decisions"]
+        rules, n = _config(rec)
+        key = f"engine-game-deal-3-{task['id']}"
+        rnd, _, _ = make_start("full", rules, n, key, layout="random")
+        grd, _, _ = make_start("full", rules, n, key)
+        assert next(s for s, _, _, _ in replay(rec)).key() == rnd.key()
+        # the same deal, so the same cards each player holds in hand and face up together
+        for p in range(n):
+            both = [[h + f for h, f in zip(st.hands[p], st.face_up[p])] for st in (rnd, grd)]
+            assert both[0] == both[1]
+        differ += any(rnd.face_up[p] != grd.face_up[p] for p in range(n))
+    assert differ >= 6          # greedy puts its high cards up; chance does not, mostly
+    with pytest.raises(ValueError, match="layout"):
+        make_start("full", rules, 2, "x", layout="people")
 
 
 def _config(rec):

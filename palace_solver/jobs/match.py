@@ -1,8 +1,9 @@
 """A strength test between two agents: ``palace match A B``.
 
 Starts. Start ``i`` of a match seeded ``seed`` is a seeded deal (every player lays out as
-``greedy``), stopped at ``kind``: ``full`` at the first play decision; ``late`` later, in a
-``greedy`` self-play game, at the first decision with an empty draw pile and at most
+``greedy``; a self-play run may lay out at random, :data:`LAYOUTS`), stopped at
+``kind``: ``full`` at the first play decision; ``late`` later, in a ``greedy`` self-play
+game, at the first decision with an empty draw pile and at most
 ``late_cards`` cards in play (a deal whose game ends first is dealt again). The public
 knowledge of the prefix (cards picked up, face-up cards swapped into a hand) goes into the
 agents' view (:class:`~palace_solver.agents.method_bots.HandTracker`).
@@ -37,32 +38,41 @@ from ..agents.play import _sample
 from ..agents.registry import make_agent, parse_agent
 from ..game.moves import Move
 from ..game.rules import Rules
-from ..game.state import PLAY_PHASE, State
+from ..game.state import LAYOUT_PHASE, PLAY_PHASE, State
 from ..sample.policies import GreedyBot
 from ..sample.stats import mean_ci, t_two_sided_p
 from .batch import run_batch, task_seed
 
-__all__ = ["CAP", "KINDS", "make_start", "match_tasks", "play_game", "play_task", "run_match",
-           "summarize",
-           "p_value", "format_summary"]
+__all__ = ["CAP", "KINDS", "LAYOUTS", "make_start", "match_tasks", "play_game", "play_task",
+           "run_match", "summarize", "p_value", "format_summary"]
 
 #: The p-value below which ``format_summary`` names a better agent.
 SIGNIFICANCE = 0.05
 #: Decisions from the start after which a game is a draw.
 CAP = 400
 KINDS = ("full", "late")
+#: How the players lay out at a start: as ``greedy`` (high cards, 2s and 10s face up, what
+#: every match and self-play game so far holds), or ``random``: each player's face-up three
+#: chosen uniformly among the layouts the swap allows, a stand-in for the layouts people
+#: choose, which the learned values never met (docs/learning.md, Layouts the engine's
+#: games never hold).
+LAYOUTS = ("greedy", "random")
 
 
 def late_cards_default(n: int) -> int:
     return 6 * n
 
 
-def make_start(kind: str, rules: Rules, n: int, key: str, late_cards: int | None = None):
+def make_start(kind: str, rules: Rules, n: int, key: str, late_cards: int | None = None,
+               layout: str = "greedy"):
     """``(state, tracker, history)`` of the start seeded by the string ``key``: the state at
     its first decision, the public knowledge of the hands so far, and every event from the
-    deal (chance ranks as ints, decisions as Moves) for agents that replay the game."""
+    deal (chance ranks as ints, decisions as Moves) for agents that replay the game.
+    ``layout``: how the players lay out (:data:`LAYOUTS`)."""
     if kind not in KINDS:
         raise ValueError(f"unknown kind of start {kind!r} (full or late)")
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown layout {layout!r} (greedy or random)")
     late = late_cards_default(n) if late_cards is None else late_cards
     rng = random.Random(key)
     greedy = GreedyBot()
@@ -77,6 +87,8 @@ def make_start(kind: str, rules: Rules, n: int, key: str, late_cards: int | None
                     kind == "full" or (s.draw_pile == 0 and
                                        sum(s.cards_left(p) for p in range(n)) <= late)):
                 return s, tracker, history
+            elif layout == "random" and s.phase == LAYOUT_PHASE:
+                ev = rng.choice(s.legal_moves())
             else:
                 ev = greedy.choose(s, rng)
             history.append(ev)

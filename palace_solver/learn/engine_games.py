@@ -57,19 +57,24 @@ def _game_config(seed: int, g: int, players: dict, standard: float):
 
 
 def game_tasks(games: int, seed: int = 0, agent: str = "engine", players=None,
-               standard: float = 0.9, cap: int = CAP, first: int = 0) -> list[dict]:
+               standard: float = 0.9, cap: int = CAP, first: int = 0,
+               layout: str = "greedy") -> list[dict]:
     """The tasks of games ``first .. first + games - 1`` of a data set (module doc).
-    ``players``: weights of the player counts (default two players 3, three players 1)."""
+    ``players``: weights of the player counts (default two players 3, three players 1).
+    ``layout``: how the players lay out (:data:`palace_solver.jobs.match.LAYOUTS`; named in
+    the tasks only when not ``greedy``, so the data sets before it keep their tasks)."""
     players = {str(k): v for k, v in (players or {2: 3, 3: 1}).items()}
+    extra = {} if layout == "greedy" else {"layout": layout}
     return [{"id": g, "seed": seed, "agent": agent, "players": players,
-             "standard": standard, "cap": cap} for g in range(first, first + games)]
+             "standard": standard, "cap": cap, **extra} for g in range(first, first + games)]
 
 
 def play_selfplay_game(task: dict) -> dict:
     """One game of :func:`game_tasks` (a batch task): the record of the module doc."""
     g, seed = task["id"], task["seed"]
     n, rules = _game_config(seed, g, task["players"], task["standard"])
-    start, tracker, history = make_start("full", rules, n, f"engine-game-deal-{seed}-{g}")
+    start, tracker, history = make_start("full", rules, n, f"engine-game-deal-{seed}-{g}",
+                                         layout=task.get("layout", "greedy"))
     agents = [make_agent(task["agent"], task_seed(seed, f"{g}/{q}")) for q in range(n)]
     rng = random.Random(f"engine-game-chance-{seed}-{g}")
     bot_rng = random.Random(task_seed(seed, f"{g}/bots"))
