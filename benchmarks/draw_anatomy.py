@@ -96,10 +96,12 @@ LAST = 100
 BANDS = ((0.0, 0.33), (0.33, 0.5), (0.5, 1.0))
 
 
-def row_anatomy(results, a_name: str, b_name: str) -> dict:
+def row_anatomy(results, a_name: str, b_name: str, late: int | None = None) -> dict:
     """The counts of a recorded row's finished games ``(id, result)`` (``id`` "start/seat",
     A in seat ``seat``; two players): per side as :func:`anatomy`, plus the endings by
-    reason, the closers of repetitions, and A's voluntary pickups by its figure.
+    reason, the closers of repetitions, and A's voluntary pickups by its figure; with
+    ``late``, those of the game's decisions ``late`` on (the first one 0) apart too
+    (``a_by_figure_late``) and the games that ran past it (``games_past_late``).
 
     :raises ValueError: a game without its events (a row not recorded)."""
     from palace_solver.learn.engine_games import replay
@@ -109,7 +111,8 @@ def row_anatomy(results, a_name: str, b_name: str) -> dict:
     sides = {a_name + " (A)": _seat_counts(), b_name + " (B)": _seat_counts()}
     names = list(sides)
     bands = [{"decisions": 0, "voluntary": 0} for _ in BANDS]
-    games = plies = before_empty = left = 0
+    late_bands = [{"decisions": 0, "voluntary": 0} for _ in BANDS]
+    games = plies = before_empty = left = past_late = 0
     lengths, last_figures, last_hands = [], [], []
     for gid, res in results:
         if "events" not in res:
@@ -140,6 +143,9 @@ def row_anatomy(results, a_name: str, b_name: str) -> dict:
                 b = next(i for i, (lo, hi) in enumerate(BANDS) if fig <= hi)
                 bands[b]["decisions"] += 1
                 bands[b]["voluntary"] += voluntary
+                if late is not None and k >= late:
+                    late_bands[b]["decisions"] += 1
+                    late_bands[b]["voluntary"] += voluntary
             plies += 1
             before_empty += phase == 0
             last = (side, "pickup" if move.kind == PICKUP else "play",
@@ -147,6 +153,7 @@ def row_anatomy(results, a_name: str, b_name: str) -> dict:
         if res["reason"] == "repetition" and last is not None:
             closers[" ".join(last)] += 1
         lengths.append(n)
+        past_late += late is not None and n > late
         left += pile > 0
         if mine:
             last_figures.append(sum(mine[-10:]) / len(mine[-10:]))
@@ -168,19 +175,25 @@ def row_anatomy(results, a_name: str, b_name: str) -> dict:
            "share_before_empty": before_empty / plies if plies else 0.0,
            "repetitions_closed_by": dict(sorted(closers.items())),
            "a_by_figure": [{"figure": list(band), **n} for band, n in zip(BANDS, bands)]}
+    if late is not None:
+        out["late"] = late
+        out["games_past_late"] = past_late
+        out["a_by_figure_late"] = [{"figure": list(band), **n}
+                                   for band, n in zip(BANDS, late_bands)]
     out["seats"] = {name: _seat_summary(c) for name, c in sides.items()}
     return out
 
 
-def _row_parts(name: str, results, a: str, b: str, by_ending: bool) -> dict:
+def _row_parts(name: str, results, a: str, b: str, by_ending: bool,
+               late: int | None = None) -> dict:
     """The counts of a row's games, and with ``by_ending`` those of each ending's games apart
     (named ``NAME (ENDING)``)."""
     results = list(results)
-    out = {name: row_anatomy(results, a, b)}
+    out = {name: row_anatomy(results, a, b, late)}
     if by_ending:
         for reason in sorted({res["reason"] for _, res in results}):
             out[f"{name} ({reason})"] = row_anatomy(
-                [(g, res) for g, res in results if res["reason"] == reason], a, b)
+                [(g, res) for g, res in results if res["reason"] == reason], a, b, late)
     return out
 
 
@@ -199,6 +212,11 @@ def _row_text(row: str, a: dict) -> str:
              "A's voluntary pickups by its figure: " + ", ".join(
                  f"{b['figure'][0]:g}-{b['figure'][1]:g}: {b['voluntary']} of "
                  f"{b['decisions']} decisions" for b in a["a_by_figure"])]
+    if "late" in a:
+        lines.append(f"from decision {a['late']} on ({a['games_past_late']} games ran that "
+                     f"long): " + ", ".join(
+                         f"{b['figure'][0]:g}-{b['figure'][1]:g}: {b['voluntary']} of "
+                         f"{b['decisions']} decisions" for b in a["a_by_figure_late"]))
     return "\n".join(lines)
 
 
@@ -226,6 +244,9 @@ def main(argv=None) -> int:
                     "--output FILE), read as a row of sides A and B")
     ap.add_argument("--by-ending", action="store_true",
                     help="with --row or --match: the counts of each ending's games apart too")
+    ap.add_argument("--late", type=int, metavar="N",
+                    help="with --row or --match: A's decisions from the game's decision N on "
+                    "(the first 0) counted apart too")
     ap.add_argument("--json", action="store_true", help="print the counts as JSON")
     ap.add_argument("--out", help="also write the counts with their provenance to this file")
     args = ap.parse_args(argv)
@@ -242,7 +263,7 @@ def main(argv=None) -> int:
             a, b = ROWS[row][:2]
             try:
                 rows.update(_row_parts(row, finished_results(_file(row)), a, b,
-                                       args.by_ending))
+                                       args.by_ending, args.late))
             except ValueError as e:
                 ap.error(f"{row}: {e}")
     for f in args.match:
@@ -250,7 +271,8 @@ def main(argv=None) -> int:
         if not Path(f).is_file():
             ap.error(f"no file {f}")
         try:
-            rows.update(_row_parts(f, finished_results(f), "A", "B", args.by_ending))
+            rows.update(_row_parts(f, finished_results(f), "A", "B", args.by_ending,
+                                   args.late))
         except ValueError as e:
             ap.error(f"{f}: {e} (play it with --record)")
     if args.json:

@@ -539,7 +539,8 @@ DECISIONS = (
      lambda: l1_decision(), lambda: _l1_in_engine(),
      "the l1 rows decide what engine is",
      "the l1 rows adopted late progress: make LATE_BELOW=0.5 engine's default "
-     "(palace_solver/agents/registry.py), then queue again"),
+     "(palace_solver/agents/registry.py), pin late_below=none in the agents of rows begun "
+     "before it (UNORDERED_AS_BEGUN, RESPECIFIED), then queue again"),
 )
 
 

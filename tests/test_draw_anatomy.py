@@ -91,6 +91,19 @@ def test_a_recorded_row_counts_as_the_records_of_the_same_games(tmp_path):
     import statistics
     assert got["median_decisions"] == statistics.median(
         res["decisions"] for _, res in finished_results(path))
+    # from a decision on: from the first one it is the whole, past the longest game nothing
+    games = [res for _, res in finished_results(path)]
+    whole = bench.row_anatomy(finished_results(path), "cheap", "greedy", late=0)
+    assert whole["a_by_figure_late"] == whole["a_by_figure"] and whole["games_past_late"] == 6
+    longest = max(r["decisions"] for r in games)
+    none = bench.row_anatomy(finished_results(path), "cheap", "greedy", late=longest)
+    assert none["games_past_late"] == 0
+    assert all(b["decisions"] == 0 for b in none["a_by_figure_late"])
+    mid = bench.row_anatomy(finished_results(path), "cheap", "greedy", late=20)
+    assert mid["games_past_late"] == sum(r["decisions"] > 20 for r in games)
+    assert all(m["decisions"] <= w["decisions"] and m["voluntary"] <= w["voluntary"]
+               for m, w in zip(mid["a_by_figure_late"], whole["a_by_figure"]))
+    assert {k: v for k, v in mid.items() if "late" not in k} == got
     plain = tmp_path / "plain.jsonl"
     run_match(cheap, "greedy", starts=1, seed=3, output=plain, progress=False)
     with pytest.raises(ValueError, match="without its events"):

@@ -106,6 +106,7 @@ def test_agents_by_name():
     assert (e.endgame.nodes, e.config.nodes, e.use_history) == (5000, 1000, True)
     assert make_agent("engine:end=flat").endgame is None
     assert make_agent("engine:history=0").use_history is False
+    assert make_agent("engine:history=off").use_history is False
     # the p2 rows' decision made progress where it leads engine's default
     assert (make_agent("engine").pickup_margin, make_agent("engine").pickup_below) == (0.05, 0.33)
     old = make_agent("engine:pickup_margin=0:pickup_below=1")
@@ -138,7 +139,7 @@ def test_agents_by_name():
                       ("engine:budget=0", "budget=0: above 0"),
                       ("engine:pickup_margin=abc", "pickup_margin='abc': a number"),
                       ("engine:late_from=2.5", "late_from=2.5: a whole number"),
-                      ("engine:history=yes", "history='yes': 0 or 1"),
+                      ("engine:history=yes", "history='yes': 0, 1 or off"),
                       ("engine:end_nodez=5", "engine has no option 'end_nodez'"),
                       ("det:foo=1", "det has no option 'foo'")):
         with pytest.raises(AgentError, match=re.escape(says)):

@@ -188,8 +188,8 @@ def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1
             late_below=LATE_BELOW, **kw):
     if end not in ("deep", "flat"):
         raise TypeError(f"end={end!r}: deep or flat")
-    if history not in (0, 1):
-        raise TypeError(f"history={history!r}: 0 or 1")
+    if history not in (0, 1, None):           # (None: "history=off")
+        raise TypeError(f"history={history!r}: 0, 1 or off")
     budget, pickup_margin, pickup_below = (_number(k, v) for k, v in (
         ("budget", budget), ("pickup_margin", pickup_margin), ("pickup_below", pickup_below)))
     if budget <= 0:
