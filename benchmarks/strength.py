@@ -214,7 +214,7 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: rows (``C2_ROWS``), which may too, then (with the t1 candidate adopted, t1-noinfer
 #: first) the l1 rows (``L1_ROWS``), and after their decision these: the rows of the
 #: issue's marks (three players, the peers again, then b1-x4-engine, moved behind them
-#: before its first game for its cost: 12.5 core-hours, more than the four f1 rows), then
+#: before its first game for its cost: about 6.6 core-hours, the dearest single row), then
 #: the one that measures a candidate no rule can adopt any more.
 P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
 AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "f1-greedy", "f1-det", "f1-server_ismcts",
