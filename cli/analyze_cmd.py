@@ -186,13 +186,14 @@ def _table(pos, a) -> str:
 @click.option("--engine", type=click.Choice(["cython", "python"]), default=None,
               help="Exact solver engine (default: the compiled one).")
 @click.option("--line", "show_line", is_flag=True,
-              help="Print the best line with its chance branches as a tree.")
+              help="Print the best line with its chance branches as a tree (exact mode "
+                   "only: every hand known, the draw pile empty; not with --depth).")
 @click.option("--line-plies", type=click.IntRange(min=1), default=12, show_default=True,
               help="Length of the --line tree.")
 @click.option("--tree", "tree_file", type=click.Path(dir_okay=False, writable=True),
               default=None,
               help="Export the solved graph (first --tree-nodes positions) to FILE: GraphML "
-                   "(.graphml) or Graphviz DOT (.dot).")
+                   "(.graphml) or Graphviz DOT (.dot). Exact mode only, as --line.")
 @click.option("--tree-nodes", type=click.IntRange(min=1), default=2000, show_default=True,
               help="Positions exported by --tree.")
 @click.option("--history", "history_file", type=click.Path(dir_okay=False),
