@@ -29,6 +29,10 @@ One batch task a game, resumable, games F .. F+N-1 of the run in
 one file per block of games, and ``report`` reads them all). The tasks name the
 configurations analysed, so a file written by others (an engine since changed) is refused,
 not resumed: ``--label L`` writes RUN-L-FFFF.jsonl, a new measurement of the same games.
+``--players N`` takes the run's N-player games instead of its two-player ones, each
+decision while every player is still in (a position with a player out has no analysis),
+in ``RUN-WHICH-Np-FFFF.jsonl``: their figures come through no map (none was ever fitted on
+three or more players) and are measured against a constant 1/N.
 
 ``report`` prints, per tenth of the figure (deciles of [0, 1]), the count, the mean figure,
 the mean outcome and their difference; the bias (mean figure minus mean outcome) overall and while the draw
@@ -133,6 +137,10 @@ def calib_task(task: dict) -> dict:
     for state, move, _, k, tracker in replay_tracked(rec):
         if len(state.legal_moves()) < 2:
             continue
+        if len(state.active()) < state.n:
+            # a position with a player out has no analysis (POSITION.md); with two
+            # players none comes before the end
+            continue
         if rng.random() >= task["keep"]:
             continue
         me = state.to_move
@@ -156,15 +164,20 @@ def run(args) -> None:
     missing = [g for g in games if g not in have]
     if missing:
         raise SystemExit(f"{path}: games {missing[:5]}... are not finished yet")
-    # two players only: a position with a player out has no analysis (POSITION.md), and
-    # the skill is against the constant 1/2
-    games = [g for g in games if have[g]["n"] == 2]
+    # the games of one player count (two unless --players): the skill is against 1/n
+    games = [g for g in games if have[g]["n"] == args.players]
+    if not games:
+        raise SystemExit(f"{path}: no {args.players}-player game among games "
+                         f"{args.first}-{args.first + args.games - 1}")
+    # (a file of two-player tasks keeps the tasks it was written with: no players key)
+    extra = {} if args.players == 2 else {"players": args.players}
     # the configurations analysed are part of every task, so that a file written by other
     # ones (an engine since changed) is refused, not resumed as if it were this run's
     tasks = [{"id": g, "game": g, "file": str(path), "which": args.which, "keep": args.keep,
-              "analysis": analysis_digest(args.which)} for g in games]
+              "analysis": analysis_digest(args.which), **extra} for g in games]
     OUT.mkdir(parents=True, exist_ok=True)
-    out = OUT / f"{args.run}-{args.label or args.which}-{args.first:04d}.jsonl"
+    name = args.label or (args.which if args.players == 2 else f"{args.which}-{args.players}p")
+    out = OUT / f"{args.run}-{name}-{args.first:04d}.jsonl"
     try:
         run_batch(calib_task, tasks, jobs=args.jobs, output=out, progress=True,
                   label="calibration games")
@@ -368,6 +381,9 @@ def main(argv=None) -> int:
     r.add_argument("--first", type=int, default=0, help="the run's first game number")
     r.add_argument("--games", type=int, default=50, help="games from --first (one file)")
     r.add_argument("--keep", type=float, default=0.12)
+    r.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 5),
+                   help="the games of this many players (the decisions while all are in; "
+                        "default 2); not 2: the file is RUN-WHICH-Np-FIRST.jsonl")
     r.add_argument("--jobs", type=int, default=1)
     r.add_argument("--label", default="", help="the file's name in place of --which's "
                    "(RUN-LABEL-FIRST.jsonl): a new measurement of games already measured")

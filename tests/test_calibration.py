@@ -308,3 +308,29 @@ def test_the_fallback_s_estimates_go_through_the_map_and_its_proofs_stay(monkeyp
     monkeypatch.setattr(analysis, "HINT_END", HINT_END)
     assert analysis.analyze(pos, depth=2).stats["calibration"]["map"] == HINT_END.calibration
     assert FALLBACK in load_map(HINT_END.calibration).params
+
+
+def test_three_player_games_give_rows_while_every_player_is_in(tmp_path, monkeypatch):
+    # calibration.py run --players 3: the decisions of three-player games before anyone is
+    # out, each figure a mover's loss, scored against a constant 1/3
+    calib = load_script("benchmarks/calibration.py")
+    from palace_solver.learn.engine_games import game_tasks, play_selfplay_game
+    games = tmp_path / "g.jsonl"
+    task = game_tasks(1, seed=3, agent="greedy", players={3: 1})[0]
+    rec = play_selfplay_game(task)
+    games.write_text(json.dumps({"palace_batch": 1, "tasks": 1}) + "\n"
+                     + json.dumps({"id": 0, "result": rec}) + "\n")
+    monkeypatch.setattr(calib, "SECONDS", 0.05)
+    out = calib.calib_task({"game": 0, "file": str(games), "which": "after", "keep": 0.3})
+    rows = out["rows"]
+    assert rows and all(r["n"] == 3 and 0 <= r["figure"] <= 1 for r in rows)
+    assert all(r["method"] == "search" or r["draw"] == 0 for r in rows)
+    assert all("raw" not in r for r in rows)           # no map for three players
+    from palace_solver.learn.engine_games import replay
+    active = {k: len(st.active()) for st, _, _, k in replay(rec)}
+    assert all(active[r["k"]] == 3 for r in rows)
+    assert min(active.values()) < 3                    # the game had positions left out
+    s = calib.summary([(0, r) for r in rows], boot=50)
+    base = np.mean([(1 / 3 - r["outcome"]) ** 2 for r in rows])
+    fig = np.mean([(r["figure"] - r["outcome"]) ** 2 for r in rows])
+    assert s["all"]["brier_skill"] == pytest.approx(1 - fig / base)
