@@ -65,6 +65,14 @@ SWEEPS: dict = {
         "init": ["gen0", "gen2"],
         "train": {"epochs": [1, 2], "lr": [2.5e-4, 5e-4], "decay": [1e-3], "seed": [0]},
         "policy": {"ridge": 1e-3}},
+    # generation 3's data and the four thousand games of engines against engines the
+    # strength rows recorded since (docs/learning.md, Generation 4)
+    4: {"runs": [["gen0-train", 360], ["gen1-calib", 400], ["row:t1-engine", 1000],
+                 ["row:t1-noinfer", 1000], ["row:c1-engine", 1000], ["row:p2-engine", 1000],
+                 ["row:g3-engine", 1000]],
+        "init": ["gen0", "gen3"],
+        "train": {"epochs": [1, 2], "lr": [2.5e-4, 5e-4], "decay": [1e-3], "seed": [0]},
+        "policy": {"ridge": 1e-3}},
 }
 
 
