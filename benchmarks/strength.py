@@ -67,6 +67,8 @@ LEADING = "engine:pickup_margin=0.05:pickup_below=0.33"
 #: ``engine`` (as the t1 and p2 decisions leave it) with generation 3's network and policy
 #: model in both phases (docs/learning.md, Generation 3): RESULTS-strength.md's g3 row
 GEN3 = "engine:weights=gen3:end_weights=gen3"
+#: generation 4's network and policy model (docs/learning.md, Generation 4)
+GEN4 = "engine:weights=gen4:end_weights=gen4"
 #: the l1 candidate: from the game's 200th decision on, a near pickup gives way to the best
 #: play wherever the pickup's loss is at most 0.5 (RESULTS-strength.md, Late progress)
 LATE = "engine:late_below=0.5"
@@ -181,6 +183,10 @@ ROWS = {
     # fixed before the first game.
     "l1-engine": (LATE, "engine", 2, "full", 500),
     "l1-server_ismcts": (LATE, "server_ismcts", 2, "full", 500),
+    # Generation 4 against engine (docs/learning.md, Generation 4): decides with generation
+    # 2's rule; its size and place (after the l1 decision, before the rows measuring
+    # engine) fixed before its first game, once the network existed.
+    "g4-engine": (GEN4, "engine", 2, "full", 500),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -212,7 +218,8 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: after ``t1-engine`` so that no row is begun with an engine its rule may replace. Then the
 #: p2 rows (``P2_AFTER_T1``), which may change ``engine`` again, then g3-engine and the c2
 #: rows (``C2_ROWS``), which may too, then (with the t1 candidate adopted, t1-noinfer
-#: first) the l1 rows (``L1_ROWS``), and after their decision these: the rows of the
+#: first) the l1 rows (``L1_ROWS``), then g4-engine, and after their decisions these: the
+#: rows of the
 #: issue's marks (three players, the peers again, then b1-x4-engine, moved behind them
 #: before its first game for its cost: about 6.6 core-hours, the dearest single row), then
 #: the one that measures a candidate no rule can adopt any more.
@@ -235,13 +242,14 @@ L1_ROWS = ("l1-engine", "l1-server_ismcts")
 #: whose draws benchmarks/draw_anatomy.py --row can then count with the engine's figures.
 RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p2-engine",
                       "p2-server_ismcts", "g3-engine", "f1-server_ismcts", "f1-mos_uct",
-                      "c2-server_ismcts", "l1-engine", "l1-server_ismcts"})
+                      "c2-server_ismcts", "l1-engine", "l1-server_ismcts", "g4-engine"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
 BEFORE_GEN1 = {row for row in ROWS
                if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-", "t1-",
-                                        "p2-", "b1-", "g3-", "f1-", "c2-", "l1-"))}
+                                        "p2-", "b1-", "g3-", "f1-", "c2-", "l1-",
+                                        "g4-"))}
 
 
 def _file(row):
@@ -486,6 +494,18 @@ def l1_decision() -> bool | None:
     return _gains_and_holds(L1_ROWS, "l1-server_ismcts", "c2-server_ismcts", "l1-engine")
 
 
+def g4_decision() -> bool | None:
+    """Generation 2's rule for generation 4 on the complete g4-engine row: adopted if its
+    interval lies above 0.5 (None: not complete)."""
+    if not _complete("g4-engine"):
+        return None
+    return partial("g4-engine")["ci95"][0] > 0.5
+
+
+def _g4_in_engine() -> bool:
+    return ENGINE.weights == "gen4" and ENGINE_END.weights == "gen4"
+
+
 def _l1_in_engine() -> bool:
     ag = make_agent("engine")
     return (ag.late_from, ag.late_below) == (200, 0.5)
@@ -541,13 +561,19 @@ DECISIONS = (
      "the l1 rows adopted late progress: make LATE_BELOW=0.5 engine's default "
      "(palace_solver/agents/registry.py), pin late_below=none in the agents of rows begun "
      "before it (UNORDERED_AS_BEGUN, RESPECIFIED), then queue again"),
+    ("g4", ("g4-engine",), lambda: g4_decision(), lambda: _g4_in_engine(),
+     "g4-engine decides what engine is",
+     "g4-engine adopted generation 4: set ENGINE and ENGINE_END weights='gen4' "
+     "(palace_solver/sample/drawsearch.py), pin weights=gen1:end_weights=gen1 in the agents "
+     "of rows begun before it (RESPECIFIED), measure the analyses' calibration again, then "
+     "queue again"),
 )
 
 
 def queue_rows(**given) -> tuple[list, str]:
     """The rows ``strength.py queue`` plays, in order, as the rules written before them
     decide (:data:`DECISIONS`), and why the list ends where it does. ``t1=``, ``p2=``,
-    ``g3=``, ``c2=``, ``l1=``: a decision (True, False or None for not taken; by default its
+    ``g3=``, ``c2=``, ``l1=``, ``g4=``: a decision (True, False or None for not taken; by default its
     rule on the rows' files); ``t1_applied=`` and so on: whether ``engine`` already is the adopted
     candidate. A decision that adopts a candidate stops the list until its change is in
     ``engine``: no row is begun with an engine its rule replaces."""

@@ -115,6 +115,9 @@ def test_the_queue_names_rows_once_and_keeps_each_plans_order():
     assert l1 == ("l1-engine", "l1-server_ismcts") and not set(l1) & set(q + after + c2)
     assert all(strength.ROWS[r][0] == strength.LATE for r in l1)
     assert strength.row_seed("l1-server_ismcts") == strength.row_seed("c2-server_ismcts")
+    # generation 4 decides after them, before the rows measuring engine
+    assert strength.ROWS["g4-engine"][:2] == (strength.GEN4, "engine")
+    assert "g4-engine" not in q + after + list(l1) and "g4-engine" in strength.RECORDED
     assert set(after) <= set(strength.ROWS)
     assert "t1-noinfer" not in q + after and "t1-x4-t1" not in strength.ROWS
     # the p2 rows wait for t1-engine's decision too, and come before the rows measuring
@@ -184,13 +187,20 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     rows, why = strength.queue_rows(t1=True, t1_applied=True, p2=False, g3=False, c2=False,
                                     l1=True, l1_applied=False)
     assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 and "LATE_BELOW" in why
+    # generation 4 decides after them
+    rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False,
+                                    g4=None)
+    assert rows == q + p2 + ["g3-engine"] + c2 + l1 + ["g4-engine"] and "g4-engine" in why
+    rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False,
+                                    g4=True, g4_applied=False)
+    assert rows == q + p2 + ["g3-engine"] + c2 + l1 + ["g4-engine"] and "gen4" in why
     # then the measuring rows
-    rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False)
-    assert rows == q + p2 + ["g3-engine"] + c2 + l1 + after
+    rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False)
+    assert rows == q + p2 + ["g3-engine"] + c2 + l1 + ["g4-engine"] + after
     rows, _ = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=True,
                                   g3=True, g3_applied=True, c2=True, c2_applied=True,
-                                  l1=True, l1_applied=True)
-    assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 + after
+                                  l1=True, l1_applied=True, g4=True, g4_applied=True)
+    assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 + ["g4-engine"] + after
     # the budget row, the dearest, after the rows of the other marks
     assert after.index("b1-x4-engine") > max(after.index(r) for r in after
                                              if r.startswith(("f1-", "g1-")))
@@ -273,7 +283,7 @@ def test_every_row_short_of_its_starts_records_the_agents_its_name_builds_today(
     import json
     strength = load_script("benchmarks/strength.py")
     queued, _ = strength.queue_rows(t1=True, p2=True, g3=False, c2=False, l1=False,
-                                    t1_applied=True, p2_applied=True)
+                                    g4=False, t1_applied=True, p2_applied=True)
     assert "e1-server_ismcts" in queued
     for row in queued:
         a, b, *_ = strength.ROWS[row]

@@ -54,6 +54,15 @@ RECIPES: dict = {
     3: {"runs": [["gen0-train", 360], ["gen1-calib", 400], ["row:t1-engine", 1000]],
         "init": "gen0", "train": {"decay": 1e-3, "epochs": 1, "lr": 2.5e-4, "seed": 0},
         "policy": {"ridge": 1e-3}},
+    # Generation 4 adds the four thousand recorded games of engines against engines since
+    # (t1-noinfer, c1-engine, p2-engine, g3-engine). Chosen by SWEEPS[4] (eight fits,
+    # benchmarks/results/generation4-sweep.json): held-out log loss 0.6268, the gentlest
+    # fit, from gen0 (from gen3 the same fit gave 0.6271).
+    4: {"runs": [["gen0-train", 360], ["gen1-calib", 400], ["row:t1-engine", 1000],
+                 ["row:t1-noinfer", 1000], ["row:c1-engine", 1000], ["row:p2-engine", 1000],
+                 ["row:g3-engine", 1000]],
+        "init": "gen0", "train": {"decay": 1e-3, "epochs": 1, "lr": 2.5e-4, "seed": 0},
+        "policy": {"ridge": 1e-3}},
 }
 
 #: generation -> the fits it is chosen among, written before they are fitted: every
