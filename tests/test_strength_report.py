@@ -117,7 +117,7 @@ def test_the_queue_names_rows_once_and_keeps_each_plans_order():
     assert strength.row_seed("l1-server_ismcts") == strength.row_seed("c2-server_ismcts")
     # generation 4 decides after them, before the rows measuring engine
     assert strength.ROWS["g4-engine"][:2] == (strength.GEN4, "engine")
-    assert "g4-engine" not in q + after + list(l1) and "g4-engine" in strength.RECORDED
+    assert "g4-engine" not in set(q) | set(after) | set(l1) and "g4-engine" in strength.RECORDED
     assert set(after) <= set(strength.ROWS)
     assert "t1-noinfer" not in q + after and "t1-x4-t1" not in strength.ROWS
     # the p2 rows wait for t1-engine's decision too, and come before the rows measuring
