@@ -472,12 +472,17 @@ def p2_decision() -> bool | None:
     return _gains_and_holds(P2_AFTER_T1, "p2-server_ismcts", "r1-server_ismcts", "p2-engine")
 
 
-def g3_decision() -> bool | None:
-    """Generation 2's rule for generation 3 on the complete g3-engine row: adopted if its
-    interval lies above 0.5 (None: not complete)."""
-    if not _complete("g3-engine"):
+def _above_half(row: str) -> bool | None:
+    """Generation 2's rule, for a generation's row against ``engine``: adopted if the
+    complete row's interval lies above 0.5 (None: not complete)."""
+    if not _complete(row):
         return None
-    return partial("g3-engine")["ci95"][0] > 0.5
+    return partial(row)["ci95"][0] > 0.5
+
+
+def g3_decision() -> bool | None:
+    """Generation 2's rule for generation 3 on the complete g3-engine row."""
+    return _above_half("g3-engine")
 
 
 def c2_decision() -> bool | None:
@@ -495,11 +500,8 @@ def l1_decision() -> bool | None:
 
 
 def g4_decision() -> bool | None:
-    """Generation 2's rule for generation 4 on the complete g4-engine row: adopted if its
-    interval lies above 0.5 (None: not complete)."""
-    if not _complete("g4-engine"):
-        return None
-    return partial("g4-engine")["ci95"][0] > 0.5
+    """Generation 2's rule for generation 4 on the complete g4-engine row."""
+    return _above_half("g4-engine")
 
 
 def _g4_in_engine() -> bool:
