@@ -219,8 +219,7 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: p2 rows (``P2_AFTER_T1``), which may change ``engine`` again, then g3-engine and the c2
 #: rows (``C2_ROWS``), which may too, then (with the t1 candidate adopted, t1-noinfer
 #: first) the l1 rows (``L1_ROWS``), then g4-engine, and after their decisions these: the
-#: rows of the
-#: issue's marks (three players, the peers again, then b1-x4-engine, moved behind them
+#: rows of the issue's marks (three players, the peers again, then b1-x4-engine, moved behind them
 #: before its first game for its cost: about 6.6 core-hours, the dearest single row), then
 #: the one that measures a candidate no rule can adopt any more.
 P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
@@ -577,8 +576,8 @@ def queue_rows(**given) -> tuple[list, str]:
     decide (:data:`DECISIONS`), and why the list ends where it does. ``t1=``, ``p2=``,
     ``g3=``, ``c2=``, ``l1=``, ``g4=``: a decision (True, False or None for not taken; by
     default its rule on the rows' files); ``t1_applied=`` and so on: whether ``engine``
-    already is the adopted candidate. A decision that adopts a candidate stops the list until its change is in
-    ``engine``: no row is begun with an engine its rule replaces."""
+    already is the adopted candidate. A decision that adopts a candidate stops the list
+    until its change is in ``engine``: no row is begun with an engine its rule replaces."""
     unknown = set(given) - {k for d in DECISIONS for k in (d[0], f"{d[0]}_applied")}
     if unknown:
         raise TypeError(f"queue_rows: no decision named {sorted(unknown)}")

@@ -268,12 +268,13 @@ def analyze(position, as_json, time_budget, depth, hash_mb, threads, method, sam
     if show_line or tree_file:
         # what cannot give a graph is refused before the analysis (exit 2, nothing printed)
         from palace_solver.analysis import is_exact_mode
-        if not is_exact_mode(pos) or method in ("search", "sampled", "ismcts"):
+        why = ("this position has hidden hand cards or a draw pile, which the search "
+               "analyzes without a graph" if not is_exact_mode(pos) else
+               f"--method {method} analyzes without a graph"
+               if method in ("search", "sampled", "ismcts") else None)
+        if why:
             fail("--line/--tree need the whole solved graph (an exact-mode position solved "
-                 "whole): " + ("this position has hidden hand cards or a draw pile, which "
-                               "the search analyzes without a graph"
-                               if not is_exact_mode(pos) else
-                               f"--method {method} analyzes without a graph"))
+                 "whole): " + why)
         if depth is not None:
             fail("--line/--tree need the whole solved graph: --depth searches without "
                  "building it")

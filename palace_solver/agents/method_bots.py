@@ -322,11 +322,10 @@ class SearchBot(_Base):
     (:func:`progress_pick`; 0: the best move, as ``engine1`` plays), where the pickup's loss
     is at most ``pickup_below`` (1: everywhere); from the game's ``late_from``-th decision
     on (both seats', forced ones too, counted by the tracker from the first play, the first
-    one 0) the bound
-    is ``late_below`` (None: ``pickup_below`` throughout). Why: a game that has run that
-    long is one nobody is finishing, and against sides that keep picking up it ends at a
-    match's cap as a draw however far the engine leads (benchmarks/RESULTS-strength.md,
-    Late progress)."""
+    one 0) the bound is ``late_below`` (None: ``pickup_below`` throughout). Why: a game
+    that has run that long is one nobody is finishing, and against sides that keep picking
+    up it ends at a match's cap as a draw however far the engine leads
+    (benchmarks/RESULTS-strength.md, Late progress)."""
 
     name = "engine"
 

@@ -172,11 +172,12 @@ LATE_FROM, LATE_BELOW = 200, None
 
 
 def _number(name: str, v, integer: bool = False):
-    """An engine option's value as a number, refusing text (``budget=abc``) by name."""
+    """An engine option's value as an int (``integer``) or a float, refusing text
+    (``budget=abc``) by name."""
     ok = (int,) if integer else (int, float)
     if isinstance(v, bool) or not isinstance(v, ok):
         raise TypeError(f"{name}={v!r}: {'a whole number' if integer else 'a number'}")
-    return v
+    return v if integer else float(v)
 
 
 def _scaled(cfg, budget):
@@ -193,7 +194,7 @@ def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1
     budget, pickup_margin, pickup_below = (_number(k, v) for k, v in (
         ("budget", budget), ("pickup_margin", pickup_margin), ("pickup_below", pickup_below)))
     if budget <= 0:
-        raise ValueError(f"budget={budget}: above 0")
+        raise ValueError(f"budget={budget:g}: above 0")
     late_from = _number("late_from", late_from, integer=True)
     if late_below is not None:
         late_below = _number("late_below", late_below)
@@ -206,9 +207,8 @@ def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1
     kw.setdefault("contempt", CONTEMPT)
     return SearchBot(seed, _scaled(ENGINE.with_(**kw), budget), draw_limit=draw_limit,
                      seconds=seconds, endgame=endgame and _scaled(endgame, budget),
-                     use_history=bool(history), pickup_margin=float(pickup_margin),
-                     pickup_below=float(pickup_below), late_from=late_from,
-                     late_below=None if late_below is None else float(late_below))
+                     use_history=bool(history), pickup_margin=pickup_margin,
+                     pickup_below=pickup_below, late_from=late_from, late_below=late_below)
 
 
 def _engine1(seed, draw_limit=None, seconds=None, **kw):

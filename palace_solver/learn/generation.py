@@ -25,6 +25,12 @@ import numpy as np
 __all__ = ["RECIPES", "SWEEPS", "fit_generation", "games_digest", "save_generation",
            "sweep"]
 
+#: generation 4's data: generation 3's and the four thousand recorded games of engines
+#: against engines since (docs/learning.md, Generation 4)
+GEN4_RUNS = [["gen0-train", 360], ["gen1-calib", 400], ["row:t1-engine", 1000],
+             ["row:t1-noinfer", 1000], ["row:c1-engine", 1000], ["row:p2-engine", 1000],
+             ["row:g3-engine", 1000]]
+
 #: generation -> recipe. ``runs``: (run, first games) pairs (benchmarks/generations.py
 #: plays the runs); ``init``: the generation it goes on from; ``train``: options of
 #: :func:`palace_solver.learn.train.train`; ``policy``: of :func:`~.policy.fit`.
@@ -58,10 +64,8 @@ RECIPES: dict = {
     # (t1-noinfer, c1-engine, p2-engine, g3-engine). Chosen by SWEEPS[4] (eight fits,
     # benchmarks/results/generation4-sweep.json): held-out log loss 0.6268, the gentlest
     # fit, from gen0 (from gen3 the same fit gave 0.6271).
-    4: {"runs": [["gen0-train", 360], ["gen1-calib", 400], ["row:t1-engine", 1000],
-                 ["row:t1-noinfer", 1000], ["row:c1-engine", 1000], ["row:p2-engine", 1000],
-                 ["row:g3-engine", 1000]],
-        "init": "gen0", "train": {"decay": 1e-3, "epochs": 1, "lr": 2.5e-4, "seed": 0},
+    4: {"runs": GEN4_RUNS, "init": "gen0",
+        "train": {"decay": 1e-3, "epochs": 1, "lr": 2.5e-4, "seed": 0},
         "policy": {"ridge": 1e-3}},
 }
 
@@ -74,12 +78,7 @@ SWEEPS: dict = {
         "init": ["gen0", "gen2"],
         "train": {"epochs": [1, 2], "lr": [2.5e-4, 5e-4], "decay": [1e-3], "seed": [0]},
         "policy": {"ridge": 1e-3}},
-    # generation 3's data and the four thousand games of engines against engines the
-    # strength rows recorded since (docs/learning.md, Generation 4)
-    4: {"runs": [["gen0-train", 360], ["gen1-calib", 400], ["row:t1-engine", 1000],
-                 ["row:t1-noinfer", 1000], ["row:c1-engine", 1000], ["row:p2-engine", 1000],
-                 ["row:g3-engine", 1000]],
-        "init": ["gen0", "gen3"],
+    4: {"runs": GEN4_RUNS, "init": ["gen0", "gen3"],
         "train": {"epochs": [1, 2], "lr": [2.5e-4, 5e-4], "decay": [1e-3], "seed": [0]},
         "policy": {"ridge": 1e-3}},
 }
