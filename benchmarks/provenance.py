@@ -17,7 +17,8 @@ whose ``"provenance"`` key is :func:`record`'s dict:
     ...                                   # the measurement
     provenance.write(RESULTS / "perft.json", {"rows": rows}, rec)
 
-Imports the package only for its version (``importlib.metadata``).
+Imports of the package only its one atomic write (:mod:`palace_solver.atomic`, so a result
+is never left half written); its version comes from ``importlib.metadata``.
 """
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ import sys
 import time
 from importlib import metadata
 from pathlib import Path
+
+from palace_solver.atomic import write_atomic
 
 __all__ = ["RESULTS", "finish", "git_commit", "record", "write"]
 
@@ -114,7 +117,5 @@ def write(path, results: dict, rec: dict) -> Path:
     if path.parent == Path("."):
         path = RESULTS / path
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({"provenance": finish(rec), **results}, indent=1) + "\n")
-    tmp.replace(path)
+    write_atomic(str(path), json.dumps({"provenance": finish(rec), **results}, indent=1) + "\n")
     return path

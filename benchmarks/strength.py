@@ -30,6 +30,7 @@ from pathlib import Path
 import provenance
 
 from palace_solver.agents.registry import make_agent
+from palace_solver.atomic import write_atomic
 from palace_solver.game.rules import Rules
 from palace_solver.jobs.batch import FORMAT, batch_fingerprint, finished_results, rename_tasks
 from palace_solver.jobs.match import match_tasks, play_task, run_match, same_result, summarize
@@ -386,10 +387,8 @@ def grow(row: str, starts: int) -> None:
     header = {"palace_batch": FORMAT, "label": old.get("label", "games"), "tasks": len(tasks),
               "fingerprint": new}
     body = [ln for ln in lines[1:] if ln.endswith("\n")]  # a cut last line is replayed
-    tmp = path.with_suffix(".grow")
-    tmp.write_text(json.dumps(header, sort_keys=True, separators=(",", ":")) + "\n"
-                   + "".join(body))
-    tmp.replace(path)
+    write_atomic(str(path), json.dumps(header, sort_keys=True, separators=(",", ":")) + "\n"
+                 + "".join(body))
     side = HERE / f"{row}.agents.json"
     if side.exists():   # the games after these are played by today's commit
         rec = json.loads(side.read_text())

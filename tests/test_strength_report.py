@@ -373,3 +373,31 @@ def test_a_row_short_of_its_starts_shows_no_score_unless_asked(monkeypatch, caps
     done.add("z1-x")
     assert "| 0.987 | [0.900, 1.000] | 1.0e-02 | 6/0/0 |" in strength.report("z1-")
     assert "complete" in strength.status()
+
+
+def test_grow_carries_a_shorter_rows_games_and_leaves_another_batch_alone(tmp_path,
+                                                                           monkeypatch):
+    import json
+    strength = load_script("benchmarks/strength.py")
+    monkeypatch.setattr(strength, "HERE", tmp_path)
+    monkeypatch.setattr(strength, "ROWS", {"x": ("a", "b", 2, "full", 3)})
+    fp = strength.batch_fingerprint
+    short = strength.row_tasks("x", 2)
+    head = {"palace_batch": strength.FORMAT, "label": "games", "tasks": len(short),
+            "fingerprint": fp(strength.play_task, short)}
+    games = [json.dumps({"id": t["id"], "result": [1, 0]}) + "\n" for t in short]
+    path = tmp_path / "x.jsonl"
+    path.write_text(json.dumps(head) + "\n" + "".join(games) + '{"id": "cut')
+    strength.grow("x", 3)
+    lines = path.read_text().splitlines(keepends=True)
+    new = json.loads(lines[0])
+    assert new["tasks"] == len(strength.row_tasks("x", 3)) > len(short)
+    assert new["fingerprint"] == fp(strength.play_task, strength.row_tasks("x", 3))
+    assert lines[1:] == games                   # the games kept, the cut line dropped
+    assert list(tmp_path.iterdir()) == [path]   # no temporary file left
+    # a file whose first tasks are not this row's is another batch: left as it is
+    head["fingerprint"] = "not-this-row"
+    path.write_text(json.dumps(head) + "\n" + "".join(games))
+    before = path.read_text()
+    strength.grow("x", 3)
+    assert path.read_text() == before
