@@ -147,8 +147,8 @@ def to_dataset(games, keep: float = 1.0, seed: int = 0) -> dict:
     import numpy as np
 
     from .. import _engine
-    from .features import PB, PUB
-    out = {k: [] for k in ("nact", "pb", "pub", "y", "game", "ply")}
+    from .selfplay import new_rows, rows_arrays
+    out = new_rows()
     for g, game in games:
         rng = random.Random(f"engine-games-keep-{seed}-{g}")
         loss = game["loss"]
@@ -162,14 +162,7 @@ def to_dataset(games, keep: float = 1.0, seed: int = 0) -> dict:
             out["y"].extend(loss[q] for q in order)
             out["game"].append(g)
             out["ply"].append(k)
-    data = {
-        "nact": np.array(out["nact"], dtype=np.uint8),
-        "pb": np.frombuffer(b"".join(out["pb"]), dtype=np.uint8).reshape(-1, PB),
-        "pub": np.frombuffer(b"".join(out["pub"]), dtype=np.uint8).reshape(-1, PUB),
-        "y": np.array(out["y"], dtype=np.float32),
-        "game": np.array(out["game"], dtype=np.int32),
-        "ply": np.array(out["ply"], dtype=np.int16),
-    }
+    data = rows_arrays(out)
     data["start"] = np.concatenate([[0], np.cumsum(data["nact"].astype(np.int64))[:-1]])
     return data
 

@@ -189,9 +189,9 @@ def new_rows() -> dict:
     return {k: [] for k in ("nact", "pb", "pub", "y", "game", "ply")}
 
 
-def pack_rows(out: dict, games: int) -> dict:
-    """A task's positions as one compressed npz, base64 in the batch layer's JSON result."""
-    arrays = {
+def rows_arrays(out: dict) -> dict:
+    """The columns of :func:`new_rows` as the data set's arrays (its dtypes)."""
+    return {
         "nact": np.array(out["nact"], dtype=np.uint8),
         "pb": np.frombuffer(b"".join(out["pb"]), dtype=np.uint8).reshape(-1, PB),
         "pub": np.frombuffer(b"".join(out["pub"]), dtype=np.uint8).reshape(-1, PUB),
@@ -199,6 +199,11 @@ def pack_rows(out: dict, games: int) -> dict:
         "game": np.array(out["game"], dtype=np.int32),
         "ply": np.array(out["ply"], dtype=np.int16),
     }
+
+
+def pack_rows(out: dict, games: int) -> dict:
+    """A task's positions as one compressed npz, base64 in the batch layer's JSON result."""
+    arrays = rows_arrays(out)
     buf = io.BytesIO()
     np.savez_compressed(buf, **arrays)
     return {"games": games, "positions": len(out["nact"]),
