@@ -19,7 +19,7 @@ from palace_solver.solve.results import NotExactError, ties
 METHODS = ("auto", "exact", "search", "sampled", "ismcts")
 
 
-from palace_solver.cli.common import fail
+from palace_solver.cli.common import duration, fail
 
 
 def _names(pos) -> list[str]:
@@ -353,20 +353,12 @@ def _warn_long(pos, method, engine, threads) -> None:
     nodes, secs = estimate_seconds(pos.to_state(), threads)
     if secs >= LONG_SECONDS and not refused_outright(nodes):   # (that says so at once)
         click.echo(f"palace: about {nodes:,.0f} positions to solve exactly: roughly "
-                   f"{_duration(secs)} here (the estimate can be 3x off either way); "
+                   f"{duration(secs)} here (the estimate can be 3x off either way); "
                    f"--time SECONDS answers within that time instead", err=True)
 
 
 #: A run predicted to take longer than this says so before it starts.
 LONG_SECONDS = 10.0
-
-
-def _duration(secs: float) -> str:
-    if secs < 90:
-        return f"{secs:.0f} s"
-    if secs < 5400:
-        return f"{secs / 60:.0f} min"
-    return f"{secs / 3600:.1f} h"
 
 
 def _history(path: str) -> list:

@@ -1,4 +1,4 @@
-"""What every command shares: the one-line failure and the rule options."""
+"""What every command shares: the one-line failure, the rule options, a run time in words."""
 from __future__ import annotations
 
 import sys
@@ -12,6 +12,15 @@ def fail(message: str) -> None:
     """One line on standard error, nothing on standard output, exit status 2 (POSITION.md)."""
     click.echo(f"palace: {message}", err=True)
     sys.exit(2)
+
+
+def duration(secs: float) -> str:
+    """A predicted run time as a person reads it: seconds, minutes or hours."""
+    if secs < 90:
+        return f"{secs:.0f} s"
+    if secs < 5400:
+        return f"{secs / 60:.0f} min"
+    return f"{secs / 3600:.1f} h"
 
 
 def rules_options(f):

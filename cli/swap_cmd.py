@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 import click
-from palace_solver.cli.common import batch_options, rules_from_options, rules_options
+from palace_solver.cli.common import batch_options, duration, rules_from_options, rules_options
 from palace_solver.cli.common import fail as _fail
 
 from palace_solver.game.cards import CardError, names, parse_rank
@@ -108,14 +108,6 @@ def swap(cards, players, rules_name, variants, seat, others, games, bot, agent, 
                    f"[{v.ci95[0]:.3f}, {v.ci95[1]:.3f}]")
 
 
-def _duration(secs: float) -> str:
-    if secs < 90:
-        return f"{secs:.0f} s"
-    if secs < 5400:
-        return f"{secs / 60:.0f} min"
-    return f"{secs / 3600:.1f} h"
-
-
 def _say_estimate(rules, players, mine, others_up, seat, games, seed, bot, agent, jobs):
     """Before the run: how long it will take (a probe game, about a second)."""
     est = estimate_seconds(rules, players, mine, others_up, seat, games, seed, bot, agent,
@@ -123,7 +115,7 @@ def _say_estimate(rules, players, mine, others_up, seat, games, seed, bot, agent
     who = agent or bot
     line = (f"palace swap: {est['layouts']} layouts x {games} games = {est['games']:,} games, "
             f"about {est['per_game']:.2g} s a game with {who}: roughly "
-            f"{_duration(est['seconds'])} on {jobs} job{'s' if jobs != 1 else ''}")
+            f"{duration(est['seconds'])} on {jobs} job{'s' if jobs != 1 else ''}")
     if agent is not None and est["seconds"] > 120:
         line += " (--agent none plays greedy playouts, about a hundred times faster)"
     click.echo(line, err=True)
