@@ -224,16 +224,19 @@ class _Base:
         self.stats = {"decisions": 0, "searched": 0, "samples": 0, "seconds": 0.0}
 
     def _trivial(self, state: State, rng):
-        """The move when no search is needed: forced, a layout, or the draw pile still
-        above ``draw_limit`` (greedy's choice); else None."""
-        moves = state.legal_moves()
-        self.stats["decisions"] += 1
-        if len(moves) == 1:
-            return moves[0]
-        if state.phase != PLAY_PHASE or (self.draw_limit is not None
-                                         and state.draw_pile > self.draw_limit):
-            return GreedyBot().choose(state, rng)
-        return None
+        return trivial_move(state, rng, self.stats, self.draw_limit)
+
+
+def trivial_move(state: State, rng, stats: dict, draw_limit: int | None = None):
+    """The move when no search is needed: forced, a layout, or the draw pile still above
+    ``draw_limit`` (greedy's choice); else None. Counts the decision in ``stats``."""
+    moves = state.legal_moves()
+    stats["decisions"] += 1
+    if len(moves) == 1:
+        return moves[0]
+    if state.phase != PLAY_PHASE or (draw_limit is not None and state.draw_pile > draw_limit):
+        return GreedyBot().choose(state, rng)
+    return None
 
 
 class DetBot(_Base):

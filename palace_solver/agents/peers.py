@@ -43,10 +43,10 @@ from __future__ import annotations
 
 import time
 
-from ..game.state import PLAY_PHASE, State
+from ..game.state import State
 from ..sample.drawsearch import state_view
-from ..sample.policies import GreedyBot
 from ..solve.engine import compiled
+from .method_bots import trivial_move
 
 __all__ = ["MOS_NODES", "MosUctAgent", "PeerAgent", "SERVER_SIMS", "ServerIsmctsAgent"]
 
@@ -80,12 +80,9 @@ class PeerAgent:
         self.last_root = None
 
     def choose(self, state: State, rng):
-        moves = state.legal_moves()
-        self.stats["decisions"] += 1
-        if len(moves) == 1:
-            return moves[0]
-        if state.phase != PLAY_PHASE:
-            return GreedyBot().choose(state, rng)
+        m = trivial_move(state, rng, self.stats)
+        if m is not None:
+            return m
         t0 = time.perf_counter()
         me = state.to_move
         known = self.tracker.known if self.tracker is not None else None

@@ -62,11 +62,12 @@ import re
 import time
 
 from ..analysis import analyze
-from ..game.state import PLAY_PHASE, State
+from ..game.state import State
 from ..sample.drawsearch import ENGINE, ENGINE1, ENGINE1_END, ENGINE_END, EXPECTIMAX
-from ..sample.policies import BOTS, GreedyBot, make_bot
+from ..sample.policies import BOTS, make_bot
 from ..sample.sampled import analyze_sampled
-from .method_bots import DetBot, IsmctsBot, SearchBot, history_positions, view_position
+from .method_bots import (DetBot, IsmctsBot, SearchBot, history_positions, trivial_move,
+                          view_position)
 from .peers import MosUctAgent, ServerIsmctsAgent
 
 __all__ = ["AGENTS", "HINT_SECONDS", "AgentError", "agent_names", "make_agent",
@@ -92,13 +93,7 @@ class _Timed:
         self.stats = {"decisions": 0, "searched": 0, "seconds": 0.0}
 
     def _trivial(self, state: State, rng):
-        moves = state.legal_moves()
-        self.stats["decisions"] += 1
-        if len(moves) == 1:
-            return moves[0]
-        if state.phase != PLAY_PHASE:
-            return GreedyBot().choose(state, rng)
-        return None
+        return trivial_move(state, rng, self.stats)
 
 
 class HintAgent(_Timed):
