@@ -181,6 +181,7 @@ def test_the_stream_reports_progress_then_the_analysis(server):
                                  headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=60) as r:
         lines = [json.loads(x) for x in r.read().decode().splitlines()]
+    assert "queued" in lines[0] and "status" in lines[0]
     assert any(m.get("progress") for m in lines)
     assert strip_timing(lines[-1]["analysis"]) == strip_timing(
         cli_json(SAMPLED, "--samples", "30", "--seed", "4"))

@@ -24,14 +24,13 @@ answer within the server's limit) or 500 (a fault of the analyzer itself).
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -39,7 +38,7 @@ from ..game.cards import RANKS, parse_rank, rank_name
 from ..game.position import InvalidPositionError, Position, parse_position, to_text
 from ..game.rules import VARIANTS, Rules, RulesError
 from .board import BoardError, replay
-from .common import METHODS, ApiError, analyze_options, error_response, read_json
+from .common import METHODS, ApiError, analyze_options, error_response, job_stream, read_json
 from .access import MAX_BODY, Guard
 from .jobs import (
     AnalysisBusy,
@@ -196,39 +195,14 @@ async def api_analyze_stream(request: Request) -> Response:
         raise ApiError(503, f"the server is busy: {runner.waiting} analyses waiting (at most "
                             f"{runner.max_waiting}); try again shortly")
 
-    async def lines():
-        import asyncio
-        queue: asyncio.Queue = asyncio.Queue()
+    async def job(progress):
+        # The runner also watches the connection itself: when the client leaves while the
+        # stream waits on a send, the server cancels the send, not the stream's generator,
+        # which is then closed only when it is collected.
+        return {"analysis": await runner.run(pos_json, options, progress=progress,
+                                             gone=request.is_disconnected)}
 
-        async def progress(done, total, seconds):
-            await queue.put({"progress": done, "total": total, "seconds": round(seconds, 2)})
-
-        async def work():
-            try:
-                # The runner also watches the connection itself: when the client leaves
-                # while this generator waits on a send, the server cancels the send, not
-                # the generator, which is then closed only when it is collected.
-                res = {"analysis": await runner.run(pos_json, options, progress=progress,
-                                                    gone=request.is_disconnected)}
-            except AnalysisFailed as e:
-                res = {"error": str(e)}
-            await queue.put(res)
-
-        task = asyncio.create_task(work())
-        try:
-            yield json.dumps({"queued": runner.waiting > 0, "status": runner.status()}) + "\n"
-            while True:
-                msg = await queue.get()
-                yield json.dumps(msg) + "\n"
-                if "progress" not in msg:
-                    break
-        finally:
-            if not task.done():
-                task.cancel()          # the child process is killed in Runner._run
-
-    return StreamingResponse(lines(), media_type="application/x-ndjson",
-                             headers={"Cache-Control": "no-store",
-                                      "X-Accel-Buffering": "no"})
+    return job_stream(job, first={"queued": runner.waiting > 0, "status": runner.status()})
 
 
 async def api_status(request: Request) -> Response:

@@ -1,16 +1,18 @@
-"""What the endpoints share: the error answer, reading a JSON body, and the options of
-an analysis read as ``palace analyze`` reads them."""
+"""What the endpoints share: the error answer, reading a JSON body, the options of an
+analysis read as ``palace analyze`` reads them, and a job's answer streamed as lines."""
 from __future__ import annotations
 
+import asyncio
 import json
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, StreamingResponse
 
 from .access import MAX_BODY
+from .jobs import AnalysisFailed
 
 __all__ = ["ANALYZE_KEYS", "METHODS", "ApiError", "analyze_options", "error_response",
-           "read_json"]
+           "job_stream", "read_json"]
 
 #: ``method`` values of ``POST /api/analyze`` (those of ``palace analyze --method``).
 METHODS = ("auto", "exact", "sampled", "ismcts")
@@ -85,3 +87,44 @@ def analyze_options(obj: dict) -> dict:
     return out
 
 
+
+
+def job_stream(job, first: dict | None = None, ticks: bool = True) -> StreamingResponse:
+    """A job of the runner as lines of JSON (``application/x-ndjson``): ``first`` if given,
+    ``{"progress": done, "total": n, "seconds": s}`` as it goes, then the job's result or
+    ``{"error": ...}``.
+
+    ``job(progress)`` is awaited for the result; ``progress(done, total, seconds)`` is the
+    runner's callback (``done`` None: a tick of the clock only, passed on when ``ticks``).
+    Closing the connection cancels the job (the runner kills its child process).
+    """
+    async def lines():
+        queue: asyncio.Queue = asyncio.Queue()
+
+        async def progress(done, total, seconds):
+            if done is not None or ticks:
+                await queue.put({"progress": done, "total": total,
+                                 "seconds": round(seconds, 2)})
+
+        async def work():
+            try:
+                res = await job(progress)
+            except AnalysisFailed as e:
+                res = {"error": str(e)}
+            await queue.put(res)
+
+        task = asyncio.create_task(work())
+        try:
+            if first is not None:
+                yield json.dumps(first) + "\n"
+            while True:
+                msg = await queue.get()
+                yield json.dumps(msg) + "\n"
+                if "progress" not in msg:
+                    break
+        finally:
+            if not task.done():
+                task.cancel()
+
+    return StreamingResponse(lines(), media_type="application/x-ndjson",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

@@ -15,11 +15,8 @@ Errors are ``{"error": "<one line>"}`` with a 4xx status, as every endpoint of t
 """
 from __future__ import annotations
 
-import asyncio
-import json
-
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..game.record import RecordError
@@ -27,8 +24,7 @@ from ..live.events import LiveError
 from ..live.export import session_record
 from ..review.run import ReviewError
 from ..review.web import frames, read
-from .common import ApiError, read_json
-from .jobs import AnalysisFailed
+from .common import ApiError, job_stream, read_json
 
 __all__ = ["ReviewApi"]
 
@@ -103,36 +99,11 @@ class ReviewApi:
         runner = request.app.state.runner
         record_json = rec.to_json()
 
-        async def lines():
-            queue: asyncio.Queue = asyncio.Queue()
+        def job(progress):
+            return runner.run_review(record_json, options, progress=progress,
+                                     gone=request.is_disconnected)
 
-            async def progress(done, total, seconds):
-                if done is not None:
-                    await queue.put({"progress": done, "total": total,
-                                     "seconds": round(seconds, 2)})
-
-            async def work():
-                try:
-                    res = await runner.run_review(record_json, options, progress=progress,
-                                                  gone=request.is_disconnected)
-                except AnalysisFailed as e:
-                    res = {"error": str(e)}
-                await queue.put(res)
-
-            task = asyncio.create_task(work())
-            try:
-                while True:
-                    msg = await queue.get()
-                    yield json.dumps(msg) + "\n"
-                    if "progress" not in msg:
-                        break
-            finally:
-                if not task.done():
-                    task.cancel()
-
-        return StreamingResponse(lines(), media_type="application/x-ndjson",
-                                 headers={"Cache-Control": "no-store",
-                                          "X-Accel-Buffering": "no"})
+        return job_stream(job, ticks=False)
 
     async def session_record_text(self, request: Request) -> Response:
         rec = await self._session(request.path_params["sid"])
