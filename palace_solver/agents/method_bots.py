@@ -227,6 +227,15 @@ class _Base:
         return trivial_move(state, rng, self.stats, self.draw_limit)
 
 
+def seat_view(state: State, tracker: HandTracker | None):
+    """The mover, the state as they see it and the counts of the cards hidden from them
+    (:func:`~palace_solver.sample.drawsearch.state_view`, with what ``tracker`` has seen
+    of the others' hands)."""
+    me = state.to_move
+    view, hidden = state_view(state, me, tracker.known if tracker is not None else None)
+    return me, view, hidden
+
+
 def trivial_move(state: State, rng, stats: dict, draw_limit: int | None = None):
     """The move when no search is needed: forced, a layout, or the draw pile still above
     ``draw_limit`` (greedy's choice); else None. Counts the decision in ``stats``."""
@@ -275,9 +284,7 @@ class DetBot(_Base):
         if m is not None:
             return m
         t0 = time.perf_counter()
-        me = state.to_move
-        known = self.tracker.known if self.tracker is not None else None
-        view, hidden = state_view(state, me, known)
+        me, view, hidden = seat_view(state, self.tracker)
         cfg = self.config(state, sum(hidden))
         raw = decide(view, hidden, cfg, self.seed * 1_000_003 + self.stats["decisions"],
                      self.safety_seconds)
@@ -386,9 +393,7 @@ class SearchBot(_Base):
         if m is not None:
             return m
         t0 = time.perf_counter()
-        me = state.to_move
-        known = self.tracker.known if self.tracker is not None else None
-        view, hidden = state_view(state, me, known)
+        me, view, hidden = seat_view(state, self.tracker)
         cfg = self.endgame if self.endgame is not None and state.draw_pile == 0 \
             else self.config
         obs = observations(state, me, self.tracker, views=self._views) \

@@ -44,9 +44,8 @@ from __future__ import annotations
 import time
 
 from ..game.state import State
-from ..sample.drawsearch import state_view
 from ..solve.engine import compiled
-from .method_bots import trivial_move
+from .method_bots import seat_view, trivial_move
 
 __all__ = ["MOS_NODES", "MosUctAgent", "PeerAgent", "SERVER_SIMS", "ServerIsmctsAgent"]
 
@@ -84,9 +83,7 @@ class PeerAgent:
         if m is not None:
             return m
         t0 = time.perf_counter()
-        me = state.to_move
-        known = self.tracker.known if self.tracker is not None else None
-        view, hidden = state_view(state, me, known)
+        _, view, hidden = seat_view(state, self.tracker)
         seed = (self.seed * 1_000_003 + self.stats["decisions"]) % 2 ** 64
         move, self.last_root = self.search.choose(view, hidden, seed)
         self.stats["searched"] += 1
