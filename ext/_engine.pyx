@@ -256,6 +256,14 @@ cdef class CState:
         cdef int i, nm = gen_moves(&self.s, moves)
         return [_move_obj(moves[i]) for i in range(nm)]
 
+    def moves_by_index(self):
+        """legal_moves() again, each found alone by its index (nth_move, what the random
+        rollouts draw): the parity tests hold the two to the same list."""
+        cdef MovePlan mp
+        cdef int i
+        move_plan(&self.s, &mp)
+        return [_move_obj(nth_move(&mp, i)) for i in range(mp.n)]
+
     def chance_outcomes(self):
         cdef int ranks[16]
         cdef int weights[16]

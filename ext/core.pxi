@@ -151,55 +151,127 @@ cdef extern from *:
     """
     unsigned int ps_nonzero16(const uint8_t* c) nogil
     int __builtin_ctz(unsigned int x) nogil
+    int __builtin_popcount(unsigned int x) nogil
+
+
+cdef struct MovePlan:
+    # The legal moves of a decision, as state._play_moves orders them: the plays, by rank
+    # (bits of `plays`) then count (1..cnt[rank]); then the pickups: the plain one when
+    # `pickup`, or one a rank of `picks` (the face-up stage lays that card first). `flip`:
+    # the one move is the face-down flip. `n`: how many moves in all.
+    const uint8_t* cnt
+    unsigned int plays
+    unsigned int picks
+    int n_plays
+    int n
+    bint pickup
+    bint flip
+
+
+cdef inline void move_plan(const PState* s, MovePlan* mp) noexcept nogil:
+    """The rules of state._play_moves, once: gen_moves writes the plan's moves, nth_move
+    finds one of them without writing the others (the random rollouts' step)."""
+    cdef int p = s.to_move
+    cdef bint from_hand
+    cdef unsigned int held, bits
+    mp.plays = 0
+    mp.picks = 0
+    mp.n_plays = 0
+    mp.n = 0
+    mp.pickup = False
+    mp.flip = False
+    if p < 0:
+        return
+    if s.pl[p].hand_n:
+        mp.cnt = s.pl[p].hand
+        from_hand = True
+    elif s.pl[p].up_n:
+        mp.cnt = s.pl[p].up
+        from_hand = False
+    elif s.pl[p].face_down:
+        mp.flip = True
+        mp.n = 1
+        return
+    else:
+        return
+    # the ranks held, as bits (2..15): the scan over fourteen counts was the rollouts' cost
+    held = ps_nonzero16(mp.cnt) & 0xfffc
+    mp.plays = held & s.r.play_mask[s.beat]
+    bits = mp.plays
+    while bits:
+        mp.n_plays += mp.cnt[__builtin_ctz(bits)]
+        bits &= bits - 1
+    mp.n = mp.n_plays
+    if s.pile_n and not ((s.r.flags & RF_MUST_PLAY) and mp.n_plays):
+        if from_hand or (s.r.flags & RF_EASY_TABLE_PICKUP):
+            mp.pickup = True
+            mp.n += 1
+        else:
+            mp.picks = held
+            mp.n += __builtin_popcount(held)
+
+
+cdef inline void set_move(CMove* m, int kind, int rank, int count) noexcept nogil:
+    m.kind = kind
+    m.rank = rank
+    m.count = count
 
 
 cdef inline int gen_moves(const PState* s, CMove* out) noexcept nogil:
     """state._play_moves, same order: plays by rank then count, then pickup(s)."""
-    cdef int p = s.to_move, r, k, nm = 0
-    cdef const uint8_t* cnt
-    cdef bint from_hand
-    cdef unsigned int held, bits
-    if p < 0:
-        return 0
-    if s.pl[p].hand_n:
-        cnt = s.pl[p].hand
-        from_hand = True
-    elif s.pl[p].up_n:
-        cnt = s.pl[p].up
-        from_hand = False
-    elif s.pl[p].face_down:
-        out[0].kind = MK_FLIP
-        out[0].rank = 0
-        out[0].count = 0
+    cdef MovePlan mp
+    cdef int r, k, nm = 0
+    cdef unsigned int bits
+    move_plan(s, &mp)
+    if mp.flip:
+        set_move(&out[0], MK_FLIP, 0, 0)
         return 1
-    else:
-        return 0
-    # the ranks held, as bits (2..15): the scan over fourteen counts was the rollouts' cost
-    held = ps_nonzero16(cnt) & 0xfffc
-    bits = held & s.r.play_mask[s.beat]
+    bits = mp.plays
     while bits:
         r = __builtin_ctz(bits)
         bits &= bits - 1
-        for k in range(1, cnt[r] + 1):
-            out[nm].kind = MK_PLAY
-            out[nm].rank = r
-            out[nm].count = k
+        for k in range(1, mp.cnt[r] + 1):
+            set_move(&out[nm], MK_PLAY, r, k)
             nm += 1
-    if s.pile_n and not ((s.r.flags & RF_MUST_PLAY) and nm):
-        if from_hand or (s.r.flags & RF_EASY_TABLE_PICKUP):
-            out[nm].kind = MK_PICKUP
-            out[nm].rank = 0
-            out[nm].count = 0
-            nm += 1
-        else:
-            while held:
-                r = __builtin_ctz(held)
-                held &= held - 1
-                out[nm].kind = MK_PICKUP
-                out[nm].rank = r
-                out[nm].count = 0
-                nm += 1
+    if mp.pickup:
+        set_move(&out[nm], MK_PICKUP, 0, 0)
+        nm += 1
+    bits = mp.picks
+    while bits:
+        r = __builtin_ctz(bits)
+        bits &= bits - 1
+        set_move(&out[nm], MK_PICKUP, r, 0)
+        nm += 1
     return nm
+
+
+cdef inline CMove nth_move(const MovePlan* mp, int i) noexcept nogil:
+    """The move gen_moves writes at index i (0 <= i < mp.n) of the plan."""
+    cdef CMove m
+    cdef int r
+    cdef unsigned int bits
+    if mp.flip:
+        set_move(&m, MK_FLIP, 0, 0)
+        return m
+    if i < mp.n_plays:
+        bits = mp.plays
+        while True:
+            r = __builtin_ctz(bits)
+            bits &= bits - 1
+            if i < mp.cnt[r]:
+                set_move(&m, MK_PLAY, r, i + 1)
+                return m
+            i -= mp.cnt[r]
+    i -= mp.n_plays
+    if mp.pickup:
+        set_move(&m, MK_PICKUP, 0, 0)
+        return m
+    bits = mp.picks
+    while i:
+        bits &= bits - 1
+        i -= 1
+    set_move(&m, MK_PICKUP, __builtin_ctz(bits), 0)
+    return m
 
 
 cdef inline void take_pile(PState* s, int p) noexcept nogil:

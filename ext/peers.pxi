@@ -222,6 +222,7 @@ cdef class ServerIsmcts:
     cdef void _iterate(self, const PState* view, const int* hid, uint64_t* st) noexcept nogil:
         cdef PState g
         cdef CMove moves[MAX_MOVES]
+        cdef MovePlan mp
         cdef int nm, i, k, cur = 0, best, winner, steps, d = 0
         cdef bint expanded, legal
         cdef double u, bu, lnp
@@ -274,9 +275,9 @@ cdef class ServerIsmcts:
                 winner = -1
                 self.capped += 1
                 break
-            nm = gen_moves(&g, moves)
+            move_plan(&g, &mp)
             winner = g.to_move
-            apply_move(&g, moves[rng_below(st, nm)])
+            apply_move(&g, nth_move(&mp, rng_below(st, mp.n)))
             sample_chance(&g, st)
             steps += 1
         self.rollout_steps += steps
@@ -493,6 +494,7 @@ cdef class MosUct:
         cdef double u, bu, lnp
         cdef double loss[MAXP]
         cdef CMove moves[MAX_MOVES]
+        cdef MovePlan mp
         cdef PState g
         cdef MNode* nd
         cdef bint ok
@@ -543,8 +545,8 @@ cdef class MosUct:
         copy_state(&g, &self.states[child])
         steps = 0
         while not ps_is_terminal(&g) and steps < self.rollout_cap:
-            nm = gen_moves(&g, moves)
-            apply_move(&g, moves[rng_below(st, nm)])
+            move_plan(&g, &mp)
+            apply_move(&g, nth_move(&mp, rng_below(st, mp.n)))
             world_chance(&g, &self.w)
             steps += 1
         self.rollout_steps += steps

@@ -57,6 +57,8 @@ def assert_same(ps: State, cs, where) -> None:
     assert cs.is_chance() == ps.is_chance(), where
     assert cs.is_terminal() == ps.is_terminal(), where
     assert cs.legal_moves() == ps.legal_moves(), where
+    # each found alone by its index, as the random rollouts draw them
+    assert cs.moves_by_index() == ps.legal_moves(), where
     assert cs.chance_outcomes() == ps.chance_outcomes(), where
     back = cs.to_state()
     back.check_cards()
