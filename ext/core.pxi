@@ -135,8 +135,9 @@ cdef inline void terminal_loss(const PState* s, double* loss) noexcept nogil:
 
 cdef extern from *:
     """
-    /* Bit r set where byte r of the 16 counts is not zero: each byte's high bit made
-       "nonzero", then the eight high bits of a word gathered into one byte by a multiply. */
+    /* Bit r set where byte r of the 16 counts is not zero: in each word of eight counts
+       a byte's high bit is set where the byte is not zero, then one multiply gathers the
+       eight high bits into the top byte (no two partial products meet, so no carry). */
     static inline unsigned int ps_nonzero16(const unsigned char* c) {
         unsigned long long w[2], lo = 0x7f7f7f7f7f7f7f7fULL, hi = 0x8080808080808080ULL;
         unsigned int out = 0;
