@@ -78,7 +78,8 @@ LATE = "engine:late_below=0.5"
 #: so that the name builds the agent that played the row's first games
 UNORDERED_BEFORE_C2 = (UNORDERED + ":infer_temp=1:end_infer_temp=1:weights=gen1"
                        ":end_weights=gen1:pickup_margin=0:pickup_below=1")
-UNORDERED_AS_BEGUN = UNORDERED_BEFORE_C2 + ":contempt=0:end_contempt=0"
+UNORDERED_BEFORE_L1 = UNORDERED_BEFORE_C2 + ":contempt=0:end_contempt=0"
+UNORDERED_AS_BEGUN = UNORDERED_BEFORE_L1 + ":late_below=none"
 
 #: row -> (A, B, players, kind, starts asked)
 ROWS = {
@@ -195,8 +196,9 @@ ROWS = {
 #: changed option pinned; :func:`respecify` moves their file to it once the recorded budget
 #: and a game played again show that it is the same agent.
 #: (e1-server_ismcts was moved from UNORDERED to UNORDERED_BEFORE_C2 after the p2 decision,
-#: and from it to UNORDERED_AS_BEGUN after the c2 decision made contempt engine's default)
-RESPECIFIED = {"e1-server_ismcts": UNORDERED_BEFORE_C2}
+#: from it to UNORDERED_BEFORE_L1 after the c2 decision made contempt engine's default, and
+#: from that to UNORDERED_AS_BEGUN after the l1 decision made the late bound engine's)
+RESPECIFIED = {"e1-server_ismcts": UNORDERED_BEFORE_L1}
 
 #: The seed of a row's starts where it is not 0 (every row before b1-x4-engine has 0):
 #: rows of different seeds share no start, so ``compare`` refuses to pair them.

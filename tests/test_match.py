@@ -185,8 +185,10 @@ def test_progress_pick_gives_a_near_pickup_up_for_the_best_play_and_nothing_else
 
 
 def test_the_late_bound_takes_over_once_the_game_has_run_late_from_decisions():
-    # engine as it is keeps one bound; the l1 candidate raises it from decision late_from on
-    assert make_agent("engine").late_below is None
+    # engine raises its bound from decision late_from on (since the l1 rows); late_below=none
+    # keeps one bound throughout, as before them
+    assert (make_agent("engine").late_from, make_agent("engine").late_below) == (200, 0.5)
+    assert make_agent("engine:late_below=none").late_below is None
     agent = make_agent("engine:nodes=2000:late_below=0.5:late_from=3")
     s, tracker, _ = make_start("full", Rules(), 2, "late")
     agent.tracker = tracker

@@ -77,9 +77,12 @@ def test_a_pickup_margin_is_recorded_only_where_it_is_set():
     for old in ("engine1", "engine:pickup_margin=0:pickup_below=1"):
         assert not any(k.endswith(("pickup_margin", "pickup_below"))
                        for k in strength.agent_budget(old))
-    # the late bound likewise: only the l1 candidate's record has it
+    # the late bound likewise: engine's record has it since the l1 rows, the names that pin
+    # the engine before them do not (e1-server_ismcts resumes under one)
     assert strength.agent_budget(strength.LATE)[f"{strength.LATE}.late"] == [200, 0.5]
-    assert not any(k.endswith(".late") for k in strength.agent_budget("engine"))
+    assert strength.agent_budget("engine")["engine.late"] == [200, 0.5]
+    for old in ("engine:late_below=none", strength.UNORDERED_AS_BEGUN):
+        assert not any(k.endswith(".late") for k in strength.agent_budget(old))
 
 
 def test_the_queue_names_rows_once_and_keeps_each_plans_order():

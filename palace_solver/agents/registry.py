@@ -43,8 +43,9 @@ budgets of both phases, ``engine:budget=0.25`` divides them;
 positions from before another player showed cards, as before the r1 rows;
 ``engine`` plays its best play rather than a pickup that is at most 0.05 better, in both
 phases, where the pickup's loss is at most 0.33 (``engine:pickup_margin=0:pickup_below=1``
-plays the best move everywhere, as before the p2 rows; ``engine:late_below=0.5`` raises that
-bound to 0.5 from the game's 200th decision on, ``late_from`` another decision)),
+plays the best move everywhere, as before the p2 rows); from the game's 200th decision on
+that bound is 0.5 (since the l1 rows; ``late_from`` another decision,
+``engine:late_below=none`` keeps 0.33 throughout, as before them)),
 ``os_ismcts:sims=100``,
 ``det:samples=16``, ``ismcts:iterations=400``, ``rollout:seconds=2``, ``hint:seconds=1``,
 ``server_ismcts:sims=1000:c=0.7:grow=1``, ``mos_uct:nodes=513:c=2:cap=1000:policy=robust``.
@@ -161,9 +162,10 @@ PICKUP_MARGIN, PICKUP_BELOW = 0.05, 0.33
 #: the engine before them.
 CONTEMPT = 0.1
 #: From the game's ``LATE_FROM``-th decision on, ``engine``'s bound for giving up a near pickup
-#: is ``LATE_BELOW`` (None: ``PICKUP_BELOW`` throughout, as now; the l1 rows measure 0.5,
-#: benchmarks/RESULTS-strength.md, Late progress).
-LATE_FROM, LATE_BELOW = 200, None
+#: is ``LATE_BELOW`` (None: ``PICKUP_BELOW`` throughout). Adopted by the l1 rows' rule
+#: (benchmarks/RESULTS-strength.md, Late progress); ``engine:late_below=none`` is the engine
+#: before them.
+LATE_FROM, LATE_BELOW = 200, 0.5
 
 
 def _number(name: str, v, integer: bool = False):
