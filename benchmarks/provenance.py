@@ -17,8 +17,8 @@ whose ``"provenance"`` key is :func:`record`'s dict:
     ...                                   # the measurement
     provenance.write(RESULTS / "perft.json", {"rows": rows}, rec)
 
-Imports of the package only its one atomic write (:mod:`palace_solver.atomic`, so a result
-is never left half written); its version comes from ``importlib.metadata``.
+From the package it imports only the atomic write (:mod:`palace_solver.atomic`: a result is
+never left half written); the package's version comes from ``importlib.metadata``.
 """
 from __future__ import annotations
 
