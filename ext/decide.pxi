@@ -332,6 +332,7 @@ cdef class Decider:
     cdef public double infer_temp
     cdef public double contempt
     cdef public bint revealed
+    cdef public bint leaf_cache      # the searches' leaf cache (deepen.pxi); off: tests only
 
     def __init__(self, int determinizations=8, uint64_t nodes=100_000, int chance_width=3,
                  int rollouts=0, int max_depth=64, double hash_mb=2.0, bint ordered=False,
@@ -354,6 +355,7 @@ cdef class Decider:
         self.infer_temp = infer_temp
         self.contempt = contempt
         self.revealed = revealed
+        self.leaf_cache = True
         self.search = None
 
     cdef int _deepen(self, DeepSearch sr, uint64_t share, int max_depth, double deadline,
@@ -409,8 +411,9 @@ cdef class Decider:
         where a deal has no such move, possible only when the mover's own hand is dealt),
         "depth": [...],
         "exact": [...], "nodes": total, "playout_steps": total, "sampled": chance nodes
-        sampled, "evals": leaves, "searched": deals searched (a deal met again reuses its
-        values)}``. ``seconds`` > 0 also stops at that time (then the
+        sampled, "evals": leaves, "eval_hits": leaves answered by the leaf cache
+        (deepen.pxi), "searched": deals searched (a deal met again reuses its values)}``.
+        ``seconds`` > 0 also stops at that time (then the
         answer depends on the machine): no new deal starts after it, and the deal being
         searched keeps its last finished iteration. ``progress(deals done)`` is called
         every 64 deals. ``history``: the game's earlier decision positions as ``(view,
@@ -427,7 +430,7 @@ cdef class Decider:
         cdef int hid[MAXP]
         cdef CState det = CState.__new__(CState)
         cdef uint64_t share
-        cdef uint64_t totals[5]
+        cdef uint64_t totals[6]
         cdef double deadline = now_seconds() + seconds if seconds > 0 else 0.0
         cdef PState* hist = NULL
         cdef int* hhid = NULL
@@ -453,6 +456,7 @@ cdef class Decider:
                 self.search.nw != pack_nwords(&view.s):
             self.search = DeepSearch(view, self.hash_mb)
         self.search.contempt = self.contempt
+        self.search.leaf_cache = self.leaf_cache
         share = self.nodes // ndeals
         if share < 1:
             share = 1
@@ -518,7 +522,7 @@ cdef class Decider:
         out = {"moves": moves, "values": values, "depth": depths, "exact": exacts,
                "nodes": totals[0],
                "playout_steps": totals[1], "sampled": totals[2], "evals": totals[3],
-               "searched": len(depths) - totals[4]}
+               "eval_hits": totals[5], "searched": len(depths) - totals[4]}
         out.update(infer_out)
         return out
 
@@ -607,6 +611,7 @@ cdef class Decider:
         cdef DeepSearch sr = self.search
         cdef uint64_t st
         cdef uint64_t total_nodes = 0, total_steps = 0, total_sampled = 0, total_evals = 0
+        cdef uint64_t total_hits = 0
         cdef uint64_t copies = 0
         cdef uint64_t words[MAX_WORDS]
         cdef uint64_t h
@@ -653,6 +658,7 @@ cdef class Decider:
                                   moves, vals)
                 total_nodes += sr.nodes
                 total_evals += sr.evals
+                total_hits += sr.eval_hits
                 if not exact:
                     nm = -1
             if nm < 0:
@@ -669,6 +675,7 @@ cdef class Decider:
                 total_steps += sr.playout_steps
                 total_sampled += sr.sampled
                 total_evals += sr.evals
+                total_hits += sr.eval_hits
             if dv_add(dv, moves, vals, nm if nm > 0 else 0) < 0:
                 raise MemoryError("decide: no memory for the values")
             depths.append(depth)
@@ -678,3 +685,4 @@ cdef class Decider:
         totals[2] = total_sampled
         totals[3] = total_evals
         totals[4] = copies
+        totals[5] = total_hits

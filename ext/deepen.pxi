@@ -23,9 +23,11 @@
 
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from libc.math cimport exp
-from libc.string cimport memset
+from libc.stdlib cimport calloc, malloc, free
+from libc.string cimport memcmp, memcpy, memset
 
 cdef enum:
+    LEAF_SLOTS = 1 << 15     # the leaf cache's entries (a power of two)
     MAXPLY = 512
     HISTMAX = 1024           # positions of the game's history a search can hold
     DEPTH_EXACT = 30000      # table depth of a value whose subtree met no horizon
@@ -115,6 +117,18 @@ cdef class DeepSearch:
     cdef public double contempt
     cdef uint8_t order[128]          # a determinized draw pile: order[i] is the i-th card drawn
     cdef int order_n                 # its size at the root (0: refills are chance nodes)
+    # The leaf cache: horizon_eval's values of positions met at the horizon, by their packed
+    # words (the whole key is compared, so a hit is the value itself). A quarter of a draw-
+    # phase decision's horizon positions repeat one it met already, in another line or deal.
+    # Kept across _reset and reroot while the rules stay the same (the players and key size
+    # do), emptied when they change or EVAL_VERSION moves.
+    cdef uint64_t* leaf_keys         # LEAF_SLOTS hashes, 0 = empty
+    cdef uint64_t* leaf_words        # LEAF_SLOTS x nw
+    cdef double* leaf_vals           # LEAF_SLOTS x n
+    cdef uint32_t leaf_version
+    cdef PRules leaf_rules
+    cdef public uint64_t eval_hits   # horizon evaluations answered by the leaf cache
+    cdef public bint leaf_cache      # on by default; off: every leaf evaluated (tests)
 
     def __cinit__(self, CState root, double hash_mb=64.0):
         ensure_eval_ready()
@@ -133,16 +147,26 @@ cdef class DeepSearch:
         self.tt_ok = tt_init(&self.tt, hash_mb, self.nw, self.n if self.n < MAXV else MAXV) == 0
         if not self.tt_ok:
             raise MemoryError(f"cannot allocate a {hash_mb} MB table")
+        self.leaf_keys = <uint64_t*>calloc(LEAF_SLOTS, sizeof(uint64_t))
+        self.leaf_words = <uint64_t*>malloc(LEAF_SLOTS * self.nw * sizeof(uint64_t))
+        self.leaf_vals = <double*>malloc(LEAF_SLOTS * self.n * sizeof(double))
+        if self.leaf_keys == NULL or self.leaf_words == NULL or self.leaf_vals == NULL:
+            raise MemoryError("cannot allocate the leaf cache")
+        self.leaf_version = EVAL_VERSION
+        memcpy(&self.leaf_rules, &root.s.r, sizeof(PRules))
+        self.leaf_cache = True
 
     cdef void _reset(self, const PState* root) noexcept nogil:
         """Search another root of the same rules and players: the table, history, killers
         and counters start afresh (the options are kept)."""
+        self._leaf_rules(root)
         copy_state(&self.root, root)
         tt_clear(&self.tt)
         self.nhist = 0
         memset(&self.hist[0][0][0][0], 0, sizeof(self.hist))
         memset(&self.killer[0][0], 255, sizeof(self.killer))
         self.nodes = self.evals = self.reps = self.star_cuts = self.star2_cuts = 0
+        self.eval_hits = 0
         self.probes = self.ab_cuts = self.sampled = self.playout_steps = 0
         self.order_n = 0
 
@@ -171,16 +195,21 @@ cdef class DeepSearch:
             raise ValueError("reset: another player count or rule set than the search's")
         self._reset(&root.s)
 
-    cdef void _leaf(self, const PState* s, uint64_t h, double* out) noexcept nogil:
-        """The estimate at the horizon: horizon_eval, or the mean of `rollouts` greedy
-        playouts seeded by the position's key (the same position, the same playouts)."""
+    cdef void _leaf(self, const PState* s, uint64_t h, const uint64_t* words,
+                    double* out) noexcept nogil:
+        """The estimate at the horizon: horizon_eval (through the leaf cache), or the mean
+        of `rollouts` greedy playouts seeded by the position's key (the same position, the
+        same playouts). ``words``: the position packed, ``h`` their hash."""
         cdef PState c
         cdef double v[MAXP]
         cdef uint64_t st
         cdef int i, j
         self.evals += 1
         if self.rollouts <= 0:
-            horizon_eval(s, out)
+            if self.leaf_cache:
+                self._leaf_eval(s, h, words, out)
+            else:
+                horizon_eval(s, out)
             return
         # With a determinized draw pile every leaf of the deal plays out with the same
         # generator (common random numbers: leaves differ by their position only).
@@ -196,6 +225,32 @@ cdef class DeepSearch:
                 out[j] += v[j]
         for j in range(self.n):
             out[j] /= self.rollouts
+
+    cdef void _leaf_rules(self, const PState* root) noexcept nogil:
+        """Empty the leaf cache when the next root's rules are not those of its values."""
+        if memcmp(&self.leaf_rules, &root.r, sizeof(PRules)) != 0:
+            memset(self.leaf_keys, 0, LEAF_SLOTS * sizeof(uint64_t))
+            memcpy(&self.leaf_rules, &root.r, sizeof(PRules))
+
+    cdef void _leaf_eval(self, const PState* s, uint64_t h, const uint64_t* words,
+                         double* out) noexcept nogil:
+        """horizon_eval's values of s, from the leaf cache when it holds s (hash 0 is
+        never cached: it marks an empty slot)."""
+        cdef size_t slot = <size_t>(h & <uint64_t>(LEAF_SLOTS - 1))
+        cdef size_t nbytes = <size_t>self.nw * sizeof(uint64_t)
+        if self.leaf_version != EVAL_VERSION:
+            memset(self.leaf_keys, 0, LEAF_SLOTS * sizeof(uint64_t))
+            self.leaf_version = EVAL_VERSION
+        if h != 0 and self.leaf_keys[slot] == h and \
+                memcmp(&self.leaf_words[slot * self.nw], words, nbytes) == 0:
+            memcpy(out, &self.leaf_vals[slot * self.n], self.n * sizeof(double))
+            self.eval_hits += 1
+            return
+        horizon_eval(s, out)
+        if h != 0:
+            self.leaf_keys[slot] = h
+            memcpy(&self.leaf_words[slot * self.nw], words, nbytes)
+            memcpy(&self.leaf_vals[slot * self.n], out, self.n * sizeof(double))
 
     cdef void _draw_vec(self, const PState* s, double* out) noexcept nogil:
         """The loss vector of a repetition at s: a draw, the players still in sharing the
@@ -274,6 +329,9 @@ cdef class DeepSearch:
     def __dealloc__(self):
         if self.tt_ok:
             tt_free(&self.tt)
+        free(self.leaf_keys)
+        free(self.leaf_words)
+        free(self.leaf_vals)
 
     def reroot(self, CState root):
         """Search from another position with this table (emptied) and these settings, as a
@@ -284,13 +342,14 @@ cdef class DeepSearch:
         """
         if root.s.n != self.n or pack_nwords(&root.s) != self.nw:
             raise ValueError("reroot: another player count or key size needs a new table")
+        self._leaf_rules(&root.s)
         copy_state(&self.root, &root.s)
         tt_clear(&self.tt)
         self.nhist = 0
         memset(&self.hist[0][0][0][0], 0, sizeof(self.hist))
         memset(&self.killer[0][0], 255, sizeof(self.killer))
         self.nodes = self.evals = self.reps = self.star_cuts = 0
-        self.star2_cuts = self.probes = self.ab_cuts = 0
+        self.star2_cuts = self.probes = self.ab_cuts = self.eval_hits = 0
 
     cdef inline int _repeat_at(self, uint64_t h, int ply) noexcept nogil:
         """The ply of the current line where h was met, -1 when it is in the game's history,
@@ -639,7 +698,7 @@ cdef class DeepSearch:
             return store[0]
         if depth <= 0 or ply >= MAXPLY - 1:
             self.cut = True
-            self._leaf(s, h, store)
+            self._leaf(s, h, words, store)
             if self.nhist:
                 self._leaf_draw(s, ply, store)
             return store[0]
@@ -794,7 +853,7 @@ cdef class DeepSearch:
             return
         if depth <= 0 or ply >= MAXPLY - 1:
             self.cut = True
-            self._leaf(s, h, out)
+            self._leaf(s, h, words, out)
             if self.nhist:
                 self._leaf_draw(s, ply, out)
             return
@@ -848,10 +907,11 @@ def eval_position(CState s):
 
 def set_eval_params(double scale, double tempo, double blind):
     """Change the horizon evaluation's parameters (calibration only)."""
-    global EVAL_SCALE, EVAL_TEMPO, EVAL_BLIND
+    global EVAL_SCALE, EVAL_TEMPO, EVAL_BLIND, EVAL_VERSION
     EVAL_SCALE = scale
     EVAL_TEMPO = tempo
     EVAL_BLIND = blind
+    EVAL_VERSION += 1
 
 
 cdef extern from "<time.h>" nogil:

@@ -55,6 +55,9 @@ cdef float* EV_B2 = NULL               # H2
 cdef float* EV_W3 = NULL               # H2
 cdef float* EV_PW = NULL               # EV_PB x 3*H1: row i = W1 rows i, EV_PB + i and
                                        #   2*EV_PB + i side by side (own, next, others)
+# Changes whenever horizon_eval's values may change (weights, mode, parameters): the
+# searches' leaf caches (deepen.pxi) hold values of one version only.
+cdef uint32_t EVAL_VERSION = 1
 
 
 cdef inline int ev_ref_seat(const PState* s) noexcept nogil:
@@ -279,8 +282,10 @@ cdef void _free_weights() noexcept:
     free(EV_W2)
     free(EV_B2)
     free(EV_W3)
+    global EVAL_VERSION
     EV_W1 = EV_B1 = EV_W2 = EV_B2 = EV_W3 = EV_PW = NULL
     EV_H1 = EV_H2 = 0
+    EVAL_VERSION += 1
 
 
 cdef float* _float_copy(object arr, int count) except NULL:
@@ -372,15 +377,18 @@ def set_eval_mode(mode):
 
     :raises ValueError: for another name.
     """
-    global EVAL_MODE
+    global EVAL_MODE, EVAL_VERSION
     if mode not in _MODE_CODES:
         raise ValueError(f"unknown evaluation mode {mode!r} (known: {', '.join(_MODE_CODES)})")
     old = _MODE_NAMES[EVAL_MODE]
-    EVAL_MODE = _MODE_CODES[mode]
+    if EVAL_MODE != _MODE_CODES[mode]:
+        EVAL_MODE = _MODE_CODES[mode]
+        EVAL_VERSION += 1
     try:
         ensure_eval_ready()
     except BaseException:
         EVAL_MODE = _MODE_CODES[old]
+        EVAL_VERSION += 1
         raise
     return old
 

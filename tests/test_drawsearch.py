@@ -308,6 +308,82 @@ def test_same_seed_same_answer_and_budget_bounds_the_work():
         assert deal_lists(c) != deal_lists(a) or c["nodes"] != a["nodes"]
 
 
+def _draw_phase_views(seed: int, count: int, n: int = 2):
+    """``count`` (state, view, hidden) of a greedy game's draw phase, each seat's own."""
+    rng = random.Random(seed)
+    s = State.new_game(Rules(), n)
+    out = []
+    while len(out) < count and not s.is_terminal():
+        if s.is_chance():
+            s.apply(_sample(s, rng))
+            continue
+        if (s.phase == PLAY_PHASE and s.draw_pile > 0 and len(s.legal_moves()) > 1
+                and rng.random() < 0.3):
+            out.append((s.clone(), *state_view(s, s.to_move, None)))
+        s.apply(GreedyBot().choose(s, rng))
+    assert len(out) == count
+    return out
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_the_leaf_cache_gives_the_values_of_a_search_without_it(n):
+    """The searches' leaf cache (ext/deepen.pxi) answers a horizon position with its own
+    value: with and without it the engine's search (alpha-beta with two players, max-n with
+    three) gives the same values bit for bit, the same depths and nodes, and it does answer
+    some leaves."""
+    cfg = ENGINE.with_(determinizations=4, nodes=20_000)
+    views = _draw_phase_views(3, 3, n)
+    decide(*views[0][1:], cfg, 0)     # the decider exists
+    from palace_solver.sample.drawsearch import _decider
+    d = _decider(cfg)
+    hits = 0
+    try:
+        for _, view, hidden in views:
+            d.leaf_cache = False
+            off = decide(view, hidden, cfg, 5)
+            d.leaf_cache = True
+            on = decide(view, hidden, cfg, 5)
+            assert off["eval_hits"] == 0 and on["evals"] == off["evals"]
+            hits += on.pop("eval_hits")
+            off.pop("eval_hits")
+            assert same_raw(on, off)
+    finally:
+        d.leaf_cache = True
+    assert hits > 0
+
+
+def test_the_leaf_cache_forgets_other_weights_and_rules():
+    """A decider keeps its leaf cache from one decision to the next; new weights or other
+    rules must not meet the old values: its answers then equal a fresh decider's."""
+    from palace_solver.solve.engine import use_eval_weights
+
+    def run(d, view, hidden):
+        return d.decide(view, hidden, 7, 0.0, None, None, None)
+
+    state, view, hidden = _draw_phase_views(4, 1)[0]
+    old = E.set_eval_mode("learned")
+    try:
+        use_eval_weights("gen1")
+        d = E.Decider(4, 20_000)
+        first = run(d, view, hidden)
+        assert run(d, view, hidden)["eval_hits"] > first["eval_hits"]   # met before
+        use_eval_weights("gen4")
+        again, fresh = run(d, view, hidden), run(E.Decider(4, 20_000), view, hidden)
+        assert not np.array_equal(again["values"], first["values"])
+        again.pop("eval_hits"), fresh.pop("eval_hits")
+        assert same_raw(again, fresh)
+        other = state.clone()
+        other.rules = Rules(seven_low=True)
+        oview, ohidden = state_view(other, other.to_move, None)
+        assert len(oview.packed()) == len(view.packed())     # the same decider's search
+        again, fresh = run(d, oview, ohidden), run(E.Decider(4, 20_000), oview, ohidden)
+        again.pop("eval_hits"), fresh.pop("eval_hits")
+        assert same_raw(again, fresh)
+    finally:
+        E.set_eval_mode(old)
+        use_eval_weights("")
+
+
 def test_the_seat_sees_only_its_view():
     """Two states that differ only in the opponent's hidden hand give the same view, hence
     the same answer."""

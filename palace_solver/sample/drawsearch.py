@@ -106,6 +106,10 @@ class SearchConfig:
     #: repetition is missed. On in the analyses and in ``engine`` (since its r1-engine row,
     #: benchmarks/RESULTS-strength.md, Revealed cards), off in ``engine1``.
     revealed: bool = False
+    #: the searches' cache of horizon values (``ext/deepen.pxi``): the same values and
+    #: games either way, about a fifth of the draw phase's evaluations saved; off only to
+    #: measure it (benchmarks/engine_cost.py --a engine:leaf_cache=0 --b engine)
+    leaf_cache: bool = True
 
     def __post_init__(self):
         # An agent's options arrive as text (palace match engine:nodes=...): a wrong type or
@@ -126,18 +130,21 @@ class SearchConfig:
         if not 0.0 <= self.contempt <= 0.25:
             raise ValueError(f"contempt {self.contempt} is outside [0, 0.25]")
         object.__setattr__(self, "revealed", bool(self.revealed))
+        object.__setattr__(self, "leaf_cache", bool(self.leaf_cache))
 
     def with_(self, **kw) -> "SearchConfig":
         return replace(self, **{k: v for k, v in kw.items() if v is not None})
 
     def to_json(self) -> dict:
-        """The fields; ``contempt``, ``revealed`` and ``policy`` only when set, so that the
-        records of what played before they existed (benchmarks/results/strength/
-        *.agents.json) stay the same."""
+        """The fields; ``contempt``, ``revealed`` and ``policy`` only when set and
+        ``leaf_cache`` only when off, so that the records of what played before they
+        existed (benchmarks/results/strength/*.agents.json) stay the same."""
         d = asdict(self)
         for k in ("contempt", "revealed", "policy"):
             if not d[k]:
                 del d[k]
+        if d["leaf_cache"]:
+            del d["leaf_cache"]
         return d
 
 
@@ -199,6 +206,7 @@ def _decider(cfg: SearchConfig):
             cfg.determinizations, cfg.nodes, cfg.chance_width, cfg.rollouts, cfg.max_depth,
             cfg.hash_mb, cfg.ordered, cfg.exact_nodes, cfg.stop_at_budget, cfg.infer,
             cfg.infer_temp, cfg.contempt, cfg.revealed)
+        d.leaf_cache = cfg.leaf_cache
     return d
 
 
