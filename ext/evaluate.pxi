@@ -165,10 +165,31 @@ cdef int ev_features(const PState* s, float* x, int* order) noexcept nogil:
     return a
 
 
-cdef inline void ev_axpy(float* acc, const float* w, float v, int h) noexcept nogil:
-    cdef int j
-    for j in range(h):
-        acc[j] += v * w[j]
+cdef extern from *:
+    """
+    #include <stdlib.h>
+    /* acc[j] += x[i] * w[i * width + j] for each i with x[i] != 0, i in order. Each element
+       is one product and one sum, rounded apart, so a wider vector unit computes the same
+       floats as a narrow one: the AVX2 clone, which the loader picks where the processor
+       has it (GCC's function multi-versioning, glibc's ifunc), plays the same games as the
+       SSE2 default. No clone may enable FMA: a fused multiply-add rounds once and would
+       change them. */
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
+    __attribute__((target_clones("avx2", "default")))
+    #endif
+    static void palace_ev_rows(float* __restrict acc, const float* __restrict w,
+                               const float* __restrict x, int nin, int width) {
+        int i, j;
+        for (i = 0; i < nin; i++) {
+            const float v = x[i];
+            const float* __restrict row = w + (long)i * width;
+            if (v == 0.0f) continue;
+            for (j = 0; j < width; j++) acc[j] += v * row[j];
+        }
+    }
+    """
+    void ev_rows "palace_ev_rows" (float* acc, const float* w, const float* x, int nin,
+                                   int width) noexcept nogil
 
 
 cdef void learned_eval(const PState* s, double* out) noexcept nogil:
@@ -189,16 +210,11 @@ cdef void learned_eval(const PState* s, double* out) noexcept nogil:
     memcpy(pubh, EV_B1, H1 * sizeof(float))
     memset(othsum, 0, H1 * sizeof(float))
     ev_public_block(s, a, pub)
-    for i in range(EV_PUB):
-        if pub[i] != 0.0:
-            ev_axpy(pubh, &EV_W1[(3 * EV_PB + EV_SEAT + i) * H1], pub[i], H1)
+    ev_rows(pubh, &EV_W1[(3 * EV_PB + EV_SEAT) * H1], pub, EV_PUB, H1)
     for k in range(a):
         ev_player_block(s, order[k], pb)
         memset(acc[k], 0, 3 * H1 * sizeof(float))
-        for i in range(EV_PB):
-            v = pb[i]
-            if v != 0.0:
-                ev_axpy(acc[k], &EV_PW[i * 3 * H1], v, 3 * H1)
+        ev_rows(acc[k], EV_PW, pb, EV_PB, 3 * H1)
         for j in range(H1):
             othsum[j] += acc[k][2 * H1 + j]
     mx = -1e300
@@ -210,9 +226,7 @@ cdef void learned_eval(const PState* s, double* out) noexcept nogil:
                  + EV_W1[i * H1 + j])
             h1[j] = v if v > 0.0 else 0.0
         memcpy(h2, EV_B2, H2 * sizeof(float))
-        for i in range(H1):
-            if h1[i] != 0.0:
-                ev_axpy(h2, &EV_W2[i * H2], h1[i], H2)
+        ev_rows(h2, EV_W2, h1, H1, H2)
         z = 0.0
         for j in range(H2):
             if h2[j] > 0.0:
