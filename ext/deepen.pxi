@@ -118,10 +118,10 @@ cdef class DeepSearch:
     cdef uint8_t order[128]          # a determinized draw pile: order[i] is the i-th card drawn
     cdef int order_n                 # its size at the root (0: refills are chance nodes)
     # The leaf cache: horizon_eval's values of positions met at the horizon, by their packed
-    # words (the whole key is compared, so a hit is the value itself). A quarter of a draw-
-    # phase decision's horizon positions repeat one it met already, in another line or deal.
-    # Kept across _reset and reroot while the rules stay the same (the players and key size
-    # do), emptied when they change or EVAL_VERSION moves.
+    # words (the whole key is compared, so a hit is the value itself). About a fifth of a
+    # draw-phase decision's horizon positions repeat one it met already, in another line or
+    # deal. Kept across _reset and reroot (which keep the players and the key size) while
+    # the rules stay the same; emptied when they change or EVAL_VERSION moves.
     cdef uint64_t* leaf_keys         # LEAF_SLOTS hashes, 0 = empty
     cdef uint64_t* leaf_words        # LEAF_SLOTS x nw
     cdef double* leaf_vals           # LEAF_SLOTS x n
