@@ -167,16 +167,19 @@ cdef int ev_features(const PState* s, float* x, int* order) noexcept nogil:
 
 cdef extern from *:
     """
-    #include <stdlib.h>
+    #include <stdlib.h>   /* defines __GLIBC__ where it is glibc, whose ifunc clones need */
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
+    #define PALACE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define PALACE_VECTOR_CLONES
+    #endif
     /* acc[j] += x[i] * w[i * width + j] for each i with x[i] != 0, i in order. Each element
        is one product and one sum, rounded apart, so a wider vector unit computes the same
        floats as a narrow one: the AVX2 clone, which the loader picks where the processor
        has it (GCC's function multi-versioning, glibc's ifunc), plays the same games as the
        SSE2 default. No clone may enable FMA: a fused multiply-add rounds once and would
        change them. */
-    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
-    __attribute__((target_clones("avx2", "default")))
-    #endif
+    PALACE_VECTOR_CLONES
     static void palace_ev_rows(float* __restrict acc, const float* __restrict w,
                                const float* __restrict x, int nin, int width) {
         int i, j;
@@ -190,9 +193,7 @@ cdef extern from *:
     /* A player's first hidden layer: relu of the public part, its own block, the next
        player's, the others' (the total minus its own) and its seat's row, added in that
        order (the order of the plain loop it replaces: the same floats). */
-    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
-    __attribute__((target_clones("avx2", "default")))
-    #endif
+    PALACE_VECTOR_CLONES
     static void palace_ev_hidden(float* __restrict h1, const float* __restrict pub,
                                  const float* __restrict own, const float* __restrict next,
                                  const float* __restrict others,
@@ -306,14 +307,13 @@ def eval_blocks(CState c):
 
 
 cdef void _free_weights() noexcept:
-    global EV_W1, EV_B1, EV_W2, EV_B2, EV_W3, EV_H1, EV_H2, EV_PW
+    global EV_W1, EV_B1, EV_W2, EV_B2, EV_W3, EV_H1, EV_H2, EV_PW, EVAL_VERSION
     free(EV_PW)
     free(EV_W1)
     free(EV_B1)
     free(EV_W2)
     free(EV_B2)
     free(EV_W3)
-    global EVAL_VERSION
     EV_W1 = EV_B1 = EV_W2 = EV_B2 = EV_W3 = EV_PW = NULL
     EV_H1 = EV_H2 = 0
     EVAL_VERSION += 1
