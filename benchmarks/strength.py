@@ -70,6 +70,9 @@ LEADING = "engine:pickup_margin=0.05:pickup_below=0.33"
 GEN3 = "engine:weights=gen3:end_weights=gen3"
 #: generation 4's network and policy model (docs/learning.md, Generation 4)
 GEN4 = "engine:weights=gen4:end_weights=gen4"
+#: ``engine`` dealing the others' hands uniformly over the unseen cards: the ablation of the
+#: inference (RESULTS-strength.md's t2 row)
+NOINFER = "engine:infer=0:end_infer=0"
 #: the l1 candidate: from the game's 200th decision on, a near pickup gives way to the best
 #: play wherever the pickup's loss is at most 0.5 (RESULTS-strength.md, Late progress)
 LATE = "engine:late_below=0.5"
@@ -189,6 +192,10 @@ ROWS = {
     # 2's rule; its size and place (after the l1 decision, before the rows measuring
     # engine) fixed before its first game, once the network existed.
     "g4-engine": (GEN4, "engine", 2, "full", 500),
+    # The inference ablation for engine as the g4 decision left it (generation 4's policy
+    # model; RESULTS-strength.md, Inference again): starts of seed 3, recorded; size and
+    # place (after b1-x4-engine, before e1-server_ismcts) fixed before its first game.
+    "t2-noinfer": ("engine", NOINFER, 2, "full", 500),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -203,7 +210,7 @@ RESPECIFIED = {"e1-server_ismcts": UNORDERED_BEFORE_L1}
 #: The seed of a row's starts where it is not 0 (every row before b1-x4-engine has 0):
 #: rows of different seeds share no start, so ``compare`` refuses to pair them.
 SEEDS = {"b1-x4-engine": 1, "f1-greedy": 2, "f1-det": 2, "f1-server_ismcts": 2,
-         "f1-mos_uct": 2}
+         "f1-mos_uct": 2, "t2-noinfer": 3}
 
 
 def row_seed(row: str) -> int:
@@ -223,11 +230,12 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: rows (``C2_ROWS``), which may too, then (with the t1 candidate adopted, t1-noinfer
 #: first) the l1 rows (``L1_ROWS``), then g4-engine, and after their decisions these: the
 #: rows of the issue's marks (three players, the peers again, then b1-x4-engine, moved behind them
-#: before its first game for its cost: about 6.6 core-hours, the dearest single row), then
-#: the one that measures a candidate no rule can adopt any more.
+#: before its first game for its cost: about 6.6 core-hours, the dearest single row, then
+#: the inference ablation of generation 4's engine), then the one that measures a candidate
+#: no rule can adopt any more.
 P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
 AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "f1-greedy", "f1-det", "f1-server_ismcts",
-                  "f1-mos_uct", "b1-x4-engine", "e1-server_ismcts")
+                  "f1-mos_uct", "b1-x4-engine", "t2-noinfer", "e1-server_ismcts")
 #: The rows of the c2 decision (contempt on the engine as the p2 and g3 decisions leave it),
 #: played after the g3 decision: c1-engine, planned earlier to decide nothing and not begun,
 #: decides with the new row.
@@ -244,14 +252,15 @@ L1_ROWS = ("l1-engine", "l1-server_ismcts")
 #: whose draws benchmarks/draw_anatomy.py --row can then count with the engine's figures.
 RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p2-engine",
                       "p2-server_ismcts", "g3-engine", "f1-server_ismcts", "f1-mos_uct",
-                      "c2-server_ismcts", "l1-engine", "l1-server_ismcts", "g4-engine"})
+                      "c2-server_ismcts", "l1-engine", "l1-server_ismcts", "g4-engine",
+                      "t2-noinfer"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
 BEFORE_GEN1 = {row for row in ROWS
                if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-", "t1-",
                                         "p2-", "b1-", "g3-", "f1-", "c2-", "l1-",
-                                        "g4-"))}
+                                        "g4-", "t2-"))}
 
 
 def _file(row):

@@ -123,6 +123,12 @@ def test_the_queue_names_rows_once_and_keeps_each_plans_order():
     assert "g4-engine" not in set(q) | set(after) | set(l1) and "g4-engine" in strength.RECORDED
     assert set(after) <= set(strength.ROWS)
     assert "t1-noinfer" not in q + after and "t1-x4-t1" not in strength.ROWS
+    # the ablation of generation 4's inference: engine as the g4 decision left it against
+    # itself dealing uniformly, on starts of its own, after the budget row
+    assert strength.ROWS["t2-noinfer"][:2] == ("engine", "engine:infer=0:end_infer=0")
+    assert after.index("b1-x4-engine") < after.index("t2-noinfer") < len(after) - 1
+    assert strength.row_seed("t2-noinfer") not in {strength.row_seed(r) for r in after
+                                                   if r != "t2-noinfer"}
     # the p2 rows wait for t1-engine's decision too, and come before the rows measuring
     # engine; their candidate is engine as that decision leaves it
     p2 = strength.P2_AFTER_T1

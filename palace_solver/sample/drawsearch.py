@@ -152,20 +152,22 @@ class SearchConfig:
 #: in proportion to how likely their observed plays were (``infer``: 4 candidate deals
 #: weighed by the policy model per deal searched), the draw pile's order fixed per deal,
 #: each deal searched by iterative deepening (alpha-beta over the deal, the repetitions of
-#: the game's history, the network of generation 1 at the horizon) within an equal share
+#: the game's history, the network of generation 4 at the horizon) within an equal share
 #: of 120,000 nodes: a larger budget searches deeper (depth 7.0 on average). 0.72x the CPU
 #: of engine1's decision in the draw phase, 0.92x after (benchmarks/engine_cost.py, on
 #: 2026-12-06); its strength is benchmarks/RESULTS-strength.md's g1 rows. The others'
 #: hands are dealt in proportion to the policy model's likelihood of their plays tempered
-#: to the power 0.5 (the t1-engine row's rule adopted it: 0.512 against the untempered).
+#: to the power 0.5 (the t1-engine row's rule adopted it: 0.512 against the untempered),
+#: the model of generation 4 too. Generation 4's network and model replaced generation 1's
+#: by the g4-engine row's rule (0.572 [0.547, 0.596] against generation 1).
 ENGINE = SearchConfig(determinizations=24, nodes=120_000, chance_width=0, rollouts=0,
-                      max_depth=64, ordered=True, eval="learned", weights="gen1", infer=4,
+                      max_depth=64, ordered=True, eval="learned", weights="gen4", infer=4,
                       infer_temp=0.5, revealed=True)
 #: The ``engine`` agent once the draw pile is empty: each deal searched by iterative deepening
 #: (every chance outcome, the learned evaluation at the horizon) within an equal share of
 #: 150,000 nodes, so that it sees the other side's replies, the repetitions among them.
 ENGINE_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, rollouts=0,
-                          max_depth=64, eval="learned", weights="gen1", infer=4,
+                          max_depth=64, eval="learned", weights="gen4", infer=4,
                           infer_temp=0.5, revealed=True)
 #: ``engine1``: the engine as it stood before the learned values of its own games (flat
 #: Monte Carlo in the draw phase: each root move, then one compiled greedy playout, up to
@@ -182,10 +184,14 @@ ENGINE1_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, r
 #: two-player figures through the calibration map ``tempered`` (``sample/calibration.py``,
 #: fitted on the outcomes of 310 games of the engine against itself, as these analyses
 #: see them; its band ``fallback`` maps exact mode's depth-limited estimates, in
-#: ``analysis.analyze``).
-HINT = ENGINE.with_(determinizations=48, nodes=640_000, calibration="tempered")
+#: ``analysis.analyze``). With generation 1's network and model, not ``engine``'s: the map
+#: was fitted on generation 1's figures, and another network's figures are not calibrated
+#: until they are measured against outcomes (docs/learning.md, Calibration).
+HINT = ENGINE.with_(determinizations=48, nodes=640_000, calibration="tempered",
+                    weights="gen1")
 #: The same once the draw pile is empty.
-HINT_END = ENGINE_END.with_(determinizations=32, nodes=600_000, calibration="tempered")
+HINT_END = ENGINE_END.with_(determinizations=32, nodes=600_000, calibration="tempered",
+                            weights="gen1")
 #: ``palace analyze`` and the hints before the values learned from the engine's games
 #: (four times ENGINE1's budget), frozen: the "before" of the calibration benchmark.
 HINT1 = ENGINE1.with_(determinizations=8192, nodes=3_200_000)
