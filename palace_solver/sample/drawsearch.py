@@ -153,8 +153,8 @@ class SearchConfig:
 #: weighed by the policy model per deal searched), the draw pile's order fixed per deal,
 #: each deal searched by iterative deepening (alpha-beta over the deal, the repetitions of
 #: the game's history, the network of generation 4 at the horizon) within an equal share
-#: of 120,000 nodes: a larger budget searches deeper (depth 7.0 on average). 0.72x the CPU
-#: of engine1's decision in the draw phase, 0.92x after (benchmarks/engine_cost.py, on
+#: of 120,000 nodes: a larger budget searches deeper (depth 6.9 on average). 0.60x the CPU
+#: of engine1's decision in the draw phase, 1.10x after (benchmarks/engine_cost.py, on
 #: 2026-12-06); its strength is benchmarks/RESULTS-strength.md's g1 rows. The others'
 #: hands are dealt in proportion to the policy model's likelihood of their plays tempered
 #: to the power 0.5 (the t1-engine row's rule adopted it: 0.512 against the untempered),
