@@ -24,6 +24,12 @@ budget (2 s). ``--which unordered`` is ``after`` with a draw-phase search that d
 the draw pile's order per deal (each refill a chance node, two draws kept per node: the
 candidate of RESULTS-strength.md's e1 rows), on the decisions while the draw pile holds
 cards only (once it is empty there is no order to see, and the figures are ``after``'s).
+``--which after --weights GEN`` is ``after`` with another generation's network and policy
+model in the search (``HINT.with_(weights=GEN)``; its map still applied, the figures
+before it kept), on the decisions the search analyses only: exact mode's, whose solver and
+fallback horizon do not depend on the search's network, are ``after``'s. Each of its rows
+keeps the search's ``seconds``: the search is bound by its nodes, and a row whose search
+used nearly all of the time budget would be the load's measurement.
 One batch task a game, resumable, games F .. F+N-1 of the run in
 ``benchmarks/results/calibration/RUN-WHICH-FFFF.jsonl`` (a run's games arrive over hours:
 one file per block of games, and ``report`` reads them all). The tasks name the
@@ -77,7 +83,8 @@ from palace_solver.learn.calibration import (  # noqa: E402
 from palace_solver.learn.calibration import read_rows as load_rows  # noqa: E402
 from palace_solver.sample.calibration import (  # noqa: E402
     BANDS, FALLBACK, CalibrationMap, calibration_path, load_map)
-from palace_solver.sample.drawsearch import HINT, HINT1, HINT1_END, analyze_search  # noqa: E402
+from palace_solver.sample.drawsearch import (  # noqa: E402
+    HINT, HINT1, HINT1_END, HINT_END, analyze_search)
 from palace_solver.sample.stats import group_bootstrap, group_sums, percentile_ci  # noqa: E402
 from palace_solver.solve.solver import solve_exact  # noqa: E402
 
@@ -92,12 +99,22 @@ SECONDS = 2.0
 UNORDERED = HINT.with_(ordered=False, chance_width=2)
 
 
-def figure(pos, history, which: str) -> tuple[dict, str, dict | None, set] | None:
+def figure(pos, history, which: str, weights: str = ""
+           ) -> tuple[dict, str, dict | None, set, float] | None:
     """Each legal move's loss figure for the mover, the method that gave them, the
-    search's figures before the calibration map (None without one), and the moves whose
-    figure a depth-limited fallback proved (exact, not an estimate); None where ``which``
-    does not analyse the position (``unordered`` once the draw pile is empty)."""
-    if which == "unordered":
+    search's figures before the calibration map (None without one), the moves whose
+    figure a depth-limited fallback proved (exact, not an estimate), and the analysis's
+    seconds; None where ``which`` (and ``weights``) does not analyse the position
+    (``unordered`` once the draw pile is empty, ``weights`` in exact mode)."""
+    if weights:
+        if which != "after":
+            raise ValueError("--weights measures the analyses as they ship ('after') "
+                             "with another network")
+        if is_exact_mode(pos):
+            return None
+        config = (HINT if pos.draw_pile > 0 else HINT_END).with_(weights=weights)
+        a = analyze_search(pos, config=config, time_budget=SECONDS, seed=0, history=history)
+    elif which == "unordered":
         if pos.draw_pile == 0:
             return None
         a = analyze_search(pos, config=UNORDERED, time_budget=SECONDS, seed=0,
@@ -113,15 +130,16 @@ def figure(pos, history, which: str) -> tuple[dict, str, dict | None, set] | Non
     cal = a.stats.get("calibration")
     return ({str(mv.move): mv.loss[pos.to_move] for mv in a.moves}, a.method,
             cal["raw_mover_loss"] if cal else None,
-            {str(mv.move) for mv in a.moves if mv.resolved})
+            {str(mv.move) for mv in a.moves if mv.resolved}, a.stats.get("seconds"))
 
 
-def analysis_digest(which: str) -> str:
+def analysis_digest(which: str, weights: str = "") -> str:
     """A digest of the configurations ``which`` analyses with (the calibration map's name
-    is one of their fields)."""
-    from palace_solver.sample.drawsearch import HINT_END
+    is one of their fields), their network ``weights`` where given."""
     configs = {"before": (HINT1, HINT1_END), "after": (HINT, HINT_END),
                "unordered": (UNORDERED, HINT_END)}[which]
+    if weights:
+        configs = tuple(c.with_(weights=weights) for c in configs)
     text = json.dumps([c.to_json() for c in configs], sort_keys=True)
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
@@ -145,15 +163,18 @@ def calib_task(task: dict) -> dict:
             continue
         me = state.to_move
         pos = view_position(state, me, tracker).validate()
-        got = figure(pos, history_positions(state, me, tracker), task["which"])
+        weights = task.get("weights", "")
+        got = figure(pos, history_positions(state, me, tracker), task["which"], weights)
         if got is None:
             continue
-        figs, method, raw, proved = got
+        figs, method, raw, proved, seconds = got
         rows.append({"k": k, "draw": state.draw_pile, "figure": figs[str(move)],
                      "best": min(figs.values()), "outcome": rec["loss"][me],
                      "method": method, "n": rec["n"],
-                     **({"raw": raw[str(move)]} if raw else {}),
-                     **({"proved": str(move) in proved} if method == "depth_limited" else {})})
+                     # (a fallback keeps no raw figure for a move it proved)
+                     **({"raw": raw[str(move)]} if raw and str(move) in raw else {}),
+                     **({"proved": str(move) in proved} if method == "depth_limited" else {}),
+                     **({"seconds": seconds} if weights else {})})
     return {"game": task["game"], "rows": rows}
 
 
@@ -171,12 +192,17 @@ def run(args) -> None:
                          f"{args.first}-{args.first + args.games - 1}")
     # (a file of two-player tasks keeps the tasks it was written with: no players key)
     extra = {} if args.players == 2 else {"players": args.players}
+    if args.weights:
+        if args.which != "after":
+            raise SystemExit("--weights: only with --which after")
+        extra["weights"] = args.weights
     # the configurations analysed are part of every task, so that a file written by other
     # ones (an engine since changed) is refused, not resumed as if it were this run's
     tasks = [{"id": g, "game": g, "file": str(path), "which": args.which, "keep": args.keep,
-              "analysis": analysis_digest(args.which), **extra} for g in games]
+              "analysis": analysis_digest(args.which, args.weights), **extra} for g in games]
     OUT.mkdir(parents=True, exist_ok=True)
-    name = args.label or (args.which if args.players == 2 else f"{args.which}-{args.players}p")
+    which = f"{args.which}-{args.weights}" if args.weights else args.which
+    name = args.label or (which if args.players == 2 else f"{which}-{args.players}p")
     out = OUT / f"{args.run}-{name}-{args.first:04d}.jsonl"
     try:
         run_batch(calib_task, tasks, jobs=args.jobs, output=out, progress=True,
@@ -387,6 +413,9 @@ def main(argv=None) -> int:
     r.add_argument("--jobs", type=int, default=1)
     r.add_argument("--label", default="", help="the file's name in place of --which's "
                    "(RUN-LABEL-FIRST.jsonl): a new measurement of games already measured")
+    r.add_argument("--weights", default="", help="with --which after: the search with this "
+                   "network and policy model (gen4), on the search's decisions only; the "
+                   "file is RUN-after-GEN-FIRST.jsonl")
     p = sub.add_parser("report")
     p.add_argument("files", nargs="+")
     p.add_argument("--json", action="store_true")

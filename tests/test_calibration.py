@@ -334,3 +334,73 @@ def test_three_player_games_give_rows_while_every_player_is_in(tmp_path, monkeyp
     base = np.mean([(1 / 3 - r["outcome"]) ** 2 for r in rows])
     fig = np.mean([(r["figure"] - r["outcome"]) ** 2 for r in rows])
     assert s["all"]["brier_skill"] == pytest.approx(1 - fig / base)
+
+
+def test_a_candidate_network_s_rows_are_the_hints_search_with_it(tmp_path, monkeypatch):
+    # calibration.py run --which after --weights GEN: on the decisions the search analyses,
+    # the shipped analysis with GEN's network; with the shipped network the same rows as
+    # 'after', exact mode's decisions left to 'after'
+    calib = load_script("benchmarks/calibration.py")
+    from palace_solver.learn.engine_games import game_tasks, play_selfplay_game
+    from palace_solver.sample import drawsearch
+    small = {"determinizations": 4, "nodes": 6000}
+    for name in ("HINT", "HINT_END"):
+        config = getattr(drawsearch, name).with_(**small)
+        monkeypatch.setattr(drawsearch, name, config)   # what analyze() searches with
+        monkeypatch.setattr(calib, name, config)
+    monkeypatch.setattr(calib, "SECONDS", 120.0)        # bound by nodes: the same each run
+    real = calib.analyze                                # (exact mode's solver by time: short)
+    monkeypatch.setattr(calib, "analyze", lambda pos, time_budget, **kw: real(
+        pos, time_budget=0.05 if calib.is_exact_mode(pos) else time_budget, **kw))
+    games = tmp_path / "g.jsonl"
+    rec = play_selfplay_game(game_tasks(1, seed=5, agent="greedy", players={2: 1})[0])
+    games.write_text(json.dumps({"palace_batch": 1, "tasks": 1}) + "\n"
+                     + json.dumps({"id": 0, "result": rec}) + "\n")
+
+    def rows(**extra):
+        task = {"game": 0, "file": str(games), "which": "after", "keep": 0.25, **extra}
+        return {r["k"]: r for r in calib.calib_task(task)["rows"]}
+
+    after = rows()
+    shipped = drawsearch.HINT.weights
+    same, other = rows(weights=shipped), rows(weights="gen4")
+    searched = {k for k, r in after.items() if r["method"] == "search"}
+    assert searched and set(same) == set(other) == searched
+    assert len(searched) < len(after)                  # the game reached exact mode
+    for k in searched:
+        assert {f: same[k][f] for f in after[k]} == after[k]
+        assert 0 <= other[k]["raw"] <= 1 and other[k]["seconds"] < calib.SECONDS
+    assert any(other[k]["raw"] != after[k]["raw"] for k in searched)
+    assert shipped != "gen4"
+    assert calib.analysis_digest("after", "gen4") != calib.analysis_digest("after")
+    with pytest.raises(ValueError, match="after"):
+        calib.figure(None, [], "before", "gen4")
+
+
+def test_a_move_the_fallback_proved_keeps_no_raw_figure(tmp_path, monkeypatch):
+    # the fallback maps only the moves it did not prove (analysis.calibrate_fallback): the
+    # move played may be a proved one among estimates
+    calib = load_script("benchmarks/calibration.py")
+    from palace_solver.learn.engine_games import game_tasks, play_selfplay_game
+    games = tmp_path / "g.jsonl"
+    rec = play_selfplay_game(game_tasks(1, seed=5, agent="greedy", players={2: 1})[0])
+    games.write_text(json.dumps({"palace_batch": 1, "tasks": 1}) + "\n"
+                     + json.dumps({"id": 0, "result": rec}) + "\n")
+    played = {}
+
+    def proved_but_one(pos, history, which, weights=""):
+        moves = played["legal"]
+        other = next(m for m in moves if m != played["move"])
+        return ({m: 0.5 for m in moves}, "depth_limited", {other: 0.4}, {played["move"]}, 0.0)
+
+    monkeypatch.setattr(calib, "figure", proved_but_one)
+    real = calib.replay_tracked
+
+    def replay(r):
+        for step in real(r):
+            played["move"] = str(step[1])
+            played["legal"] = [str(m) for m in step[0].legal_moves()]
+            yield step
+    monkeypatch.setattr(calib, "replay_tracked", replay)
+    rows = calib.calib_task({"game": 0, "file": str(games), "which": "after", "keep": 1.0})
+    assert rows["rows"] and all(r["proved"] and "raw" not in r for r in rows["rows"])
