@@ -71,7 +71,7 @@ GEN3 = "engine:weights=gen3:end_weights=gen3"
 #: generation 4's network and policy model (docs/learning.md, Generation 4)
 GEN4 = "engine:weights=gen4:end_weights=gen4"
 #: ``engine`` dealing the others' hands uniformly over the unseen cards: the ablation of the
-#: inference (RESULTS-strength.md's t2 row)
+#: inference (the t2 row of RESULTS-strength.md, Generation 4)
 NOINFER = "engine:infer=0:end_infer=0"
 #: the l1 candidate: from the game's 200th decision on, a near pickup gives way to the best
 #: play wherever the pickup's loss is at most 0.5 (RESULTS-strength.md, Late progress)
@@ -193,7 +193,7 @@ ROWS = {
     # engine) fixed before its first game, once the network existed.
     "g4-engine": (GEN4, "engine", 2, "full", 500),
     # The inference ablation for engine as the g4 decision left it (generation 4's policy
-    # model; RESULTS-strength.md, Inference again): starts of seed 3, recorded; size and
+    # model; RESULTS-strength.md, Generation 4): starts of seed 3, recorded; size and
     # place (after b1-x4-engine, before e1-server_ismcts) fixed before its first game.
     "t2-noinfer": ("engine", NOINFER, 2, "full", 500),
 }
