@@ -27,9 +27,11 @@ cards only (once it is empty there is no order to see, and the figures are ``aft
 ``--which after --weights GEN`` is ``after`` with another generation's network and policy
 model in the search (``HINT.with_(weights=GEN)``; its map still applied, the figures
 before it kept), on the decisions the search analyses only: exact mode's, whose solver and
-fallback horizon do not depend on the search's network, are ``after``'s. Each of its rows
-keeps the search's ``seconds``: the search is bound by its nodes, and a row whose search
-used nearly all of the time budget would be the load's measurement.
+fallback horizon do not depend on the search's network, are ``after``'s. Its search is
+bound by its nodes alone (no time budget), so that the load of the machine, which the
+strength rows share, cannot cut it short: on a core of its own these searches stay well
+inside the hints' 2 s (docs/learning.md), so the figures are the 2 s analysis's; each row
+keeps the search's ``seconds``.
 One batch task a game, resumable, games F .. F+N-1 of the run in
 ``benchmarks/results/calibration/RUN-WHICH-FFFF.jsonl`` (a run's games arrive over hours:
 one file per block of games, and ``report`` reads them all). The tasks name the
@@ -113,7 +115,7 @@ def figure(pos, history, which: str, weights: str = ""
         if is_exact_mode(pos):
             return None
         config = (HINT if pos.draw_pile > 0 else HINT_END).with_(weights=weights)
-        a = analyze_search(pos, config=config, time_budget=SECONDS, seed=0, history=history)
+        a = analyze_search(pos, config=config, seed=0, history=history)
     elif which == "unordered":
         if pos.draw_pile == 0:
             return None

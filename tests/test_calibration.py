@@ -369,7 +369,7 @@ def test_a_candidate_network_s_rows_are_the_hints_search_with_it(tmp_path, monke
     assert len(searched) < len(after)                  # the game reached exact mode
     for k in searched:
         assert {f: same[k][f] for f in after[k]} == after[k]
-        assert 0 <= other[k]["raw"] <= 1 and other[k]["seconds"] < calib.SECONDS
+        assert 0 <= other[k]["raw"] <= 1 and other[k]["seconds"] > 0
     assert any(other[k]["raw"] != after[k]["raw"] for k in searched)
     assert shipped != "gen4"
     assert calib.analysis_digest("after", "gen4") != calib.analysis_digest("after")
