@@ -12,7 +12,7 @@ from .game.cards import RANKS
 from .game.position import Position
 from .game.view import repeatable
 from .sample.calibration import FALLBACK, load_map
-from .sample.drawsearch import HINT_END, analyze_search
+from .sample.drawsearch import FALLBACK_CALIBRATION, analyze_search
 from .sample.sampled import analyze_sampled
 from .sample.sampler import state_with_hands
 from .solve.results import Analysis, NotExactError, rank_moves  # noqa: F401 - re-exported
@@ -100,8 +100,8 @@ def analyze(pos: Position, *, time_budget: float | None = None, depth: int | Non
         a = solve_exact(pos.to_state(), time_budget=time_budget, depth=depth,
                         hash_mb=hash_mb, engine=engine, threads=threads, progress=progress,
                         history=exact_history(pos, history))
-        if a.method == "depth_limited" and len(pos.players) == 2 and HINT_END.calibration:
-            calibrate_fallback(a, HINT_END.calibration)
+        if a.method == "depth_limited" and len(pos.players) == 2 and FALLBACK_CALIBRATION:
+            calibrate_fallback(a, FALLBACK_CALIBRATION)
         return a
     if method == "search" and engine != "python":
         return analyze_search(pos, nodes=nodes, samples=samples, time_budget=time_budget,

@@ -16,7 +16,8 @@ from palace_solver import analysis
 from palace_solver.learn.calibration import fit_band, fit_map, search_rows
 from palace_solver.sample.calibration import (
     BANDS, CERTAIN, FALLBACK, CalibrationMap, band, load_map, row_band)
-from palace_solver.sample.drawsearch import HINT, HINT_END, analyze_search
+from palace_solver.sample.drawsearch import (FALLBACK_CALIBRATION, HINT, HINT_END,
+                                             analyze_search)
 from palace_solver.solve.results import ties
 
 from scripts import load_script
@@ -143,7 +144,7 @@ def test_a_shipped_map_rebuilds_from_the_decisions_it_names(path):
 def test_the_analysis_uses_a_shipped_map():
     assert SHIPPED, "no calibration map is shipped"
     names = {p.name.removeprefix("calibration-").removesuffix(".json") for p in SHIPPED}
-    assert HINT.calibration in names and HINT_END.calibration in names
+    assert {HINT.calibration, HINT_END.calibration, FALLBACK_CALIBRATION} <= set(names)
 
 
 def _decisions(seed, games=30, per_game=8):
@@ -274,14 +275,14 @@ def test_rows_of_the_fallback_band_are_those_it_did_not_prove(tmp_path):
 def test_the_fallback_s_estimates_go_through_the_map_and_its_proofs_stay(monkeypatch,
                                                                           tmp_path):
     pos = from_text(BIG)
-    monkeypatch.setattr(analysis, "HINT_END", HINT_END.with_(calibration=""))
+    monkeypatch.setattr(analysis, "FALLBACK_CALIBRATION", "")
     raw = analysis.analyze(pos, depth=2)
     assert raw.method == "depth_limited" and "calibration" not in raw.stats
     assert any(m.resolved is False for m in raw.moves)
     path = tmp_path / "calibration-fb.json"
     path.write_text(json.dumps({"params": {"end": [1, 0], "late": [1, 0], "draw": [1, 0],
                                            FALLBACK: [0.5, 0.3]}}))
-    monkeypatch.setattr(analysis, "HINT_END", HINT_END.with_(calibration=str(path)))
+    monkeypatch.setattr(analysis, "FALLBACK_CALIBRATION", str(path))
     cal = analysis.analyze(pos, depth=2)
     m = load_map(str(path))
     before = {str(x.move): x for x in raw.moves}
@@ -305,9 +306,9 @@ def test_the_fallback_s_estimates_go_through_the_map_and_its_proofs_stay(monkeyp
                                                            for x in raw.moves]
     assert "calibration" not in same.stats
     # the shipped map has the band: palace analyze's fallback figures go through it
-    monkeypatch.setattr(analysis, "HINT_END", HINT_END)
-    assert analysis.analyze(pos, depth=2).stats["calibration"]["map"] == HINT_END.calibration
-    assert FALLBACK in load_map(HINT_END.calibration).params
+    monkeypatch.setattr(analysis, "FALLBACK_CALIBRATION", FALLBACK_CALIBRATION)
+    assert analysis.analyze(pos, depth=2).stats["calibration"]["map"] == FALLBACK_CALIBRATION
+    assert FALLBACK in load_map(FALLBACK_CALIBRATION).params
 
 
 def test_three_player_games_give_rows_while_every_player_is_in(tmp_path, monkeypatch):

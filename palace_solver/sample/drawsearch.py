@@ -44,8 +44,8 @@ from .sampler import sample_deal, sample_rng, state_with_hands
 from .calibration import band, load_map
 from .stats import diff_ci, mean_ci
 
-__all__ = ["ENGINE", "ENGINE1", "ENGINE1_END", "ENGINE_END", "HINT", "HINT1", "HINT1_END",
-           "HINT_END", "SearchConfig", "analyze_search",
+__all__ = ["ENGINE", "ENGINE1", "ENGINE1_END", "ENGINE_END", "FALLBACK_CALIBRATION", "HINT",
+           "HINT1", "HINT1_END", "HINT_END", "SearchConfig", "analyze_search",
            "deal_lists", "decide", "history_of", "move_means", "observations_of",
            "observed_in_history", "position_view", "state_view"]
 
@@ -192,6 +192,10 @@ HINT = ENGINE.with_(determinizations=48, nodes=640_000, calibration="tempered",
 #: The same once the draw pile is empty.
 HINT_END = ENGINE_END.with_(determinizations=32, nodes=600_000, calibration="tempered",
                             weights="gen1")
+#: The map of exact mode's depth-limited fallback (its band ``fallback``), which
+#: ``analysis.analyze`` applies to the fallback's estimates: fitted on the figures of the
+#: fallback's own horizon (``solve.deepening.HORIZON``), whatever network the search uses.
+FALLBACK_CALIBRATION = "tempered"
 #: ``palace analyze`` and the hints before the values learned from the engine's games
 #: (four times ENGINE1's budget), frozen: the "before" of the calibration benchmark.
 HINT1 = ENGINE1.with_(determinizations=8192, nodes=3_200_000)
