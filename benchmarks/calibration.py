@@ -1,7 +1,7 @@
 """Calibration of the figures of ``palace analyze`` on the engine's own games.
 
     python benchmarks/calibration.py run RUN --which before|after [--first F] [--games N]
-    python benchmarks/calibration.py report FILE [FILE ...] [--raw]
+    python benchmarks/calibration.py report FILE [FILE ...] [--raw] [--map M] [--over FILE ...]
     python benchmarks/calibration.py fit FILE [FILE ...] --name NAME [--fallback]
     python benchmarks/calibration.py pair FILE [FILE ...] --vs FILE [FILE ...] [--raw]
 
@@ -46,7 +46,9 @@ three or more players) and are measured against a constant 1/N.
 the mean outcome and their difference; the bias (mean figure minus mean outcome) overall and while the draw
 pile holds cards or not; and the Brier skill against a constant 1/n (n players), each
 with a 95% interval by bootstrap over games; ``--raw`` the search's figures before the
-calibration map (``palace_solver/sample/calibration.py``).
+calibration map (``palace_solver/sample/calibration.py``); ``--over BASE``: the decisions of
+the BASE files, each one that the first files hold taken from them instead (a ``--weights``
+run laid over the ``after`` run it measured a part of again).
 
 ``pair`` compares two sets of files on the decisions both hold (the same game and
 decision): the first's bias and Brier skill minus the second's, overall and per phase,
@@ -370,12 +372,22 @@ def pair(args) -> None:
         print(json.dumps(s, indent=1))
 
 
+def laid_over(rows, base):
+    """The decisions of ``base`` with those that ``rows`` holds too (the same game and
+    decision) taken from ``rows``: the analyses as they would ship where a run measured a
+    part of them again (``--weights``: the search's decisions, exact mode's from ``base``)."""
+    mine = {(g, r["k"]): (g, r) for g, r in rows}
+    return [mine.get((g, r["k"]), (g, r)) for g, r in base]
+
+
 def report(args) -> None:
     rows = load_rows(args.files)
     if args.raw or args.map:
         rows = [(g, {**r, "figure": r.get("raw", r["figure"])}) for g, r in rows]
     if args.map:
         rows = remapped(rows, args.map)
+    if args.over:
+        rows = laid_over(rows, load_rows(args.over))
     s = summary(rows)
     print(f"{s['games']} games")
     print("| decile | count | mean figure | mean outcome | bias [95% CI] |\n|---|---|---|---|---|")
@@ -425,6 +437,8 @@ def main(argv=None) -> int:
                    help="the search's figures before the calibration map")
     p.add_argument("--map", default="", help="the search's figures through this map "
                                              "instead of the one the run applied")
+    p.add_argument("--over", nargs="+", default=[], help="the decisions of these files, each "
+                   "one the first files hold taken from them (as --map leaves it)")
     f = sub.add_parser("fit", help="fit the calibration map of palace analyze's search "
                                    "figures on 'after' rows (games never trained on)")
     f.add_argument("files", nargs="+")

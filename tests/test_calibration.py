@@ -405,3 +405,15 @@ def test_a_move_the_fallback_proved_keeps_no_raw_figure(tmp_path, monkeypatch):
     monkeypatch.setattr(calib, "replay_tracked", replay)
     rows = calib.calib_task({"game": 0, "file": str(games), "which": "after", "keep": 1.0})
     assert rows["rows"] and all(r["proved"] and "raw" not in r for r in rows["rows"])
+
+
+def test_a_run_laid_over_another_replaces_the_decisions_both_hold_and_keeps_the_rest():
+    calib = load_script("benchmarks/calibration.py")
+    base = [(0, {"k": 1, "figure": 0.2}), (0, {"k": 5, "figure": 0.4}),
+            (1, {"k": 1, "figure": 0.6})]
+    rows = [(0, {"k": 5, "figure": 0.9}), (1, {"k": 1, "figure": 0.1})]
+    assert calib.laid_over(rows, base) == [(0, {"k": 1, "figure": 0.2}),
+                                           (0, {"k": 5, "figure": 0.9}),
+                                           (1, {"k": 1, "figure": 0.1})]
+    # a decision only the laid run holds is not added: the base says which are measured
+    assert calib.laid_over([(2, {"k": 3, "figure": 0.5})], base) == base
