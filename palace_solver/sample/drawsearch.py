@@ -180,18 +180,15 @@ ENGINE1_END = SearchConfig(determinizations=16, nodes=150_000, chance_width=0, r
                            max_depth=64, eval="learned", weights="gen0")
 #: ``palace analyze`` on hidden cards or a draw pile, and ``palace live`` hints: the same
 #: search with twice the deals and 5.3 times the nodes (4 times once the draw pile is
-#: empty; each deal searched deeper), its
-#: two-player figures through the calibration map ``tempered`` (``sample/calibration.py``,
-#: fitted on the outcomes of 310 games of the engine against itself, as these analyses
-#: see them; its band ``fallback`` maps exact mode's depth-limited estimates, in
-#: ``analysis.analyze``). With generation 1's network and model, not ``engine``'s: the map
-#: was fitted on generation 1's figures, and another network's figures are not calibrated
-#: until they are measured against outcomes (docs/learning.md, Calibration).
-HINT = ENGINE.with_(determinizations=48, nodes=640_000, calibration="tempered",
-                    weights="gen1")
+#: empty; each deal searched deeper), with ``engine``'s network and model (generation
+#: 4's), its two-player figures through the calibration map ``gen4``
+#: (``sample/calibration.py``, fitted on the outcomes of 310 games of the engine against
+#: itself, as these analyses see them), taken by the rule written before it was measured
+#: (docs/learning.md, Calibration: Brier skill +0.018 [-0.031, +0.064] over generation 1's
+#: analyses on 273 other games, paired by decision).
+HINT = ENGINE.with_(determinizations=48, nodes=640_000, calibration="gen4")
 #: The same once the draw pile is empty.
-HINT_END = ENGINE_END.with_(determinizations=32, nodes=600_000, calibration="tempered",
-                            weights="gen1")
+HINT_END = ENGINE_END.with_(determinizations=32, nodes=600_000, calibration="gen4")
 #: The map of exact mode's depth-limited fallback (its band ``fallback``), which
 #: ``analysis.analyze`` applies to the fallback's estimates: fitted on the figures of the
 #: fallback's own horizon (``solve.deepening.HORIZON``), whatever network the search uses.
