@@ -155,6 +155,7 @@ def calib_task(task: dict) -> dict:
         raise ValueError(f"game {task['game']} is not in {task['file']}")
     rec = game[1]
     rng = random.Random(f"calib-{task['game']}")
+    weights = task.get("weights", "")
     rows = []
     for state, move, _, k, tracker in replay_tracked(rec):
         if len(state.legal_moves()) < 2:
@@ -167,7 +168,6 @@ def calib_task(task: dict) -> dict:
             continue
         me = state.to_move
         pos = view_position(state, me, tracker).validate()
-        weights = task.get("weights", "")
         got = figure(pos, history_positions(state, me, tracker), task["which"], weights)
         if got is None:
             continue
