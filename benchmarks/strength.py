@@ -196,6 +196,11 @@ ROWS = {
     # model; RESULTS-strength.md, Generation 4): starts of seed 3, recorded; size and
     # place (after b1-x4-engine, before e1-server_ismcts) fixed before its first game.
     "t2-noinfer": ("engine", NOINFER, 2, "full", 500),
+    # What palace live suggests since the analyses moved to generation 4 (RESULTS-strength.md,
+    # Generation 4), against engine as the g4 decision left it: starts of seed 4; size and
+    # place (after t2-noinfer, before e1-server_ismcts) fixed before its first game. Like
+    # g1-hint-engine, hint stops at 2 s of wall time: nothing else runs on the cores meanwhile.
+    "g4-hint-engine": ("hint", "engine", 2, "full", 200),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -210,7 +215,7 @@ RESPECIFIED = {"e1-server_ismcts": UNORDERED_BEFORE_L1}
 #: The seed of a row's starts where it is not 0 (every row before b1-x4-engine has 0):
 #: rows of different seeds share no start, so ``compare`` refuses to pair them.
 SEEDS = {"b1-x4-engine": 1, "f1-greedy": 2, "f1-det": 2, "f1-server_ismcts": 2,
-         "f1-mos_uct": 2, "t2-noinfer": 3}
+         "f1-mos_uct": 2, "t2-noinfer": 3, "g4-hint-engine": 4}
 
 
 def row_seed(row: str) -> int:
@@ -231,11 +236,12 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: first) the l1 rows (``L1_ROWS``), then g4-engine, and after their decisions these: the
 #: rows of the issue's marks (three players, the peers again, then b1-x4-engine, moved behind them
 #: before its first game for its cost: about 6.6 core-hours, the dearest single row, then
-#: the inference ablation of generation 4's engine), then the one that measures a candidate
-#: no rule can adopt any more.
+#: the inference ablation of generation 4's engine, then generation 4's hints), then the one
+#: that measures a candidate no rule can adopt any more.
 P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
 AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "f1-greedy", "f1-det", "f1-server_ismcts",
-                  "f1-mos_uct", "b1-x4-engine", "t2-noinfer", "e1-server_ismcts")
+                  "f1-mos_uct", "b1-x4-engine", "t2-noinfer", "g4-hint-engine",
+                  "e1-server_ismcts")
 #: The rows of the c2 decision (contempt on the engine as the p2 and g3 decisions leave it),
 #: played after the g3 decision: c1-engine, planned earlier to decide nothing and not begun,
 #: decides with the new row.

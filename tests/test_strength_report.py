@@ -129,6 +129,11 @@ def test_the_queue_names_rows_once_and_keeps_each_plans_order():
     assert after.index("b1-x4-engine") < after.index("t2-noinfer") < len(after) - 1
     assert strength.row_seed("t2-noinfer") not in {strength.row_seed(r) for r in after
                                                    if r != "t2-noinfer"}
+    # generation 4's hints against its engine, on starts of their own, after the ablation
+    assert strength.ROWS["g4-hint-engine"][:2] == ("hint", "engine")
+    assert after.index("t2-noinfer") < after.index("g4-hint-engine") < len(after) - 1
+    assert strength.row_seed("g4-hint-engine") not in {strength.row_seed(r) for r in after
+                                                       if r != "g4-hint-engine"}
     # the p2 rows wait for t1-engine's decision too, and come before the rows measuring
     # engine; their candidate is engine as that decision leaves it
     p2 = strength.P2_AFTER_T1
