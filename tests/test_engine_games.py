@@ -108,16 +108,26 @@ def test_the_policy_fit_is_the_penalised_likelihoods_maximum():
     games = [(t["id"], play_selfplay_game(t))
              for t in game_tasks(6, seed=3, agent="greedy", players={2: 1})]
     d = decisions(games)
-    x, mask = d["x"].astype(np.float64), d["mask"]
-    # the blocked Hessian is the textbook sum over every padded move
+    # the textbook sums over every decision padded to the widest of all
+    counts = d["start"][1:] - d["start"][:-1]
+    mask = np.arange(counts.max())[None, :] < counts[:, None]
+    x = np.zeros(mask.shape + (d["x"].shape[1],))
+    x[mask] = d["x"]
+    for i in range(len(d["y"])):
+        assert np.array_equal(x[i, :counts[i]], d["x"][d["start"][i]:d["start"][i + 1]])
     rng = np.random.default_rng(0)
-    p = policy._probs(rng.normal(0, 0.3, x.shape[2]), x, mask)
+    theta0 = rng.normal(0, 0.3, x.shape[2])
+    p = policy._probs(theta0, x, mask)
     mean = np.einsum("nm,nmf->nf", p, x)
     xc = x - mean[:, None, :]
-    counts = mask.sum(axis=1)
-    spread = policy._spread(x, mean, p, np.argsort(counts, kind="stable"), counts, chunk=7)
+    # the blocked moments (blocks of 7 decisions, each padded to its own widest) are the same
+    total, spread = policy._moments(theta0, policy._blocks(d, chunk=7))
+    np.testing.assert_allclose(total, mean.sum(0), rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(spread, np.einsum("nm,nmf,nmg->fg", p, xc, xc),
                                rtol=1e-10, atol=1e-10)
+    ll = np.log(p[np.arange(len(d["y"])), d["y"]]).mean()
+    assert loglik(theta0, d)["model"] == pytest.approx(ll, rel=1e-12)
+    assert loglik(theta0, d)["uniform"] == pytest.approx(-np.log(counts).mean(), rel=1e-12)
 
     # at the fit, the penalised log-likelihood's gradient (by finite differences) is zero
     ridge = 1e-2
