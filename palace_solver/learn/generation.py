@@ -31,6 +31,11 @@ GEN4_RUNS = [["gen0-train", 360], ["gen1-calib", 400], ["row:t1-engine", 1000],
              ["row:t1-noinfer", 1000], ["row:c1-engine", 1000], ["row:p2-engine", 1000],
              ["row:g3-engine", 1000]]
 
+#: generation 5's data: generation 4's and the recorded games of engines against engines
+#: since, generation 4's own among them (docs/learning.md, Generation 5)
+GEN5_RUNS = GEN4_RUNS + [["row:l1-engine", 1000], ["row:g4-engine", 1000],
+                         ["row:b1-x4-engine", 1000], ["row:t2-noinfer", 1000]]
+
 #: generation -> recipe. ``runs``: (run, first games) pairs (benchmarks/generations.py
 #: plays the runs); ``init``: the generation it goes on from; ``train``: options of
 #: :func:`palace_solver.learn.train.train`; ``policy``: of :func:`~.policy.fit`.
@@ -80,6 +85,11 @@ SWEEPS: dict = {
         "policy": {"ridge": 1e-3}},
     4: {"runs": GEN4_RUNS, "init": ["gen0", "gen3"],
         "train": {"epochs": [1, 2], "lr": [2.5e-4, 5e-4], "decay": [1e-3], "seed": [0]},
+        "policy": {"ridge": 1e-3}},
+    # the gentlest fit won generations 3 and 4, so a gentler step joins the grid
+    5: {"runs": GEN5_RUNS, "init": ["gen0", "gen4"],
+        "train": {"epochs": [1, 2], "lr": [1.25e-4, 2.5e-4, 5e-4], "decay": [1e-3],
+                  "seed": [0]},
         "policy": {"ridge": 1e-3}},
 }
 
