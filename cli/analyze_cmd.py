@@ -12,6 +12,7 @@ from palace_solver.game.position import (
     parse_position,
     to_text,
 )
+from palace_solver.sample.calibration import MANY_PLAYERS_NOTE
 from palace_solver.solve.compiled import GraphTooLargeError
 from palace_solver.solve.exact import MAX_SWEEPS
 from palace_solver.solve.results import NotExactError, ties
@@ -101,9 +102,7 @@ def _table(pos, a) -> str:
         if not cal and len(a.loss) > 2:
             # The map is fitted on two-player games only; a newcomer reading 0.2% ±0.1 must
             # not take it for a measured probability.
-            mapped = (", not calibrated: with three or more players these figures have "
-                      "never been compared with the outcomes of games, and the learned value "
-                      "can be far too sure on layouts unlike those of the engine's games")
+            mapped = f", {MANY_PLAYERS_NOTE}"
         notes.append(
             f"note: estimates, not proofs: each figure is the mean over {a.samples} deals of "
             f"the cards this seat cannot see of {how}{mapped}; ± is the 95% interval of that "

@@ -292,6 +292,7 @@ def test_a_search_says_what_its_figures_estimate():
     """The engine's figures on hidden cards are estimates: the table says of what (the
     search's depth and the value at its horizon, or greedy playouts), matching the JSON."""
     from palace_solver.cli.analyze_cmd import _table
+    from palace_solver.sample.calibration import MANY_PLAYERS_NOTE
     from palace_solver.sample.drawsearch import HINT1, analyze_search
 
     hidden = str(ROOT / "examples" / "hidden.json")
@@ -315,12 +316,13 @@ def test_a_search_says_what_its_figures_estimate():
     text = _table(pos, old)
     assert "greedy playout" in text and "a search to depth" not in text
     assert "not calibrated" not in text and "not calibrated" not in note[0]
-    # three players: no map was fitted, and the note says the figures were never measured
+    # three players: no map was fitted, and the note says what the figures were measured
+    # to be worth
     three = load_position("standard | me: 9 9 K / 2 J Q / 3 ; bob: ?3 / 4 4 A / 3 ; "
                           "ann: ?3 / 5 6 7 / 3 | pile 5 6 | draw 23 | to_move 0")
     a3 = analyze_search(three, samples=4, nodes=8000, seed=0)
     assert a3.stats["calibration"] is None
-    assert "not calibrated: with three or more players" in _table(three, a3)
+    assert MANY_PLAYERS_NOTE in _table(three, a3)
     # analysed for a seat that does not see the mover's whole hand: moves legal only in
     # some deals say in how many, and their figures are over those deals
     other = load_position("standard | me: 6 7 9 / 10 K K / 3 ; bob: 4 5 ?1 / 6 J Q / 3 | "

@@ -15,7 +15,7 @@ from palace_solver.game.position import from_text
 from palace_solver import analysis
 from palace_solver.learn.calibration import fit_band, fit_map, search_rows
 from palace_solver.sample.calibration import (
-    BANDS, CERTAIN, FALLBACK, CalibrationMap, band, load_map, row_band)
+    BANDS, CERTAIN, FALLBACK, MANY_PLAYERS_NOTE, CalibrationMap, band, load_map, row_band)
 from palace_solver.sample.drawsearch import (FALLBACK_CALIBRATION, HINT, HINT_END,
                                              analyze_search)
 from palace_solver.solve.results import ties
@@ -190,6 +190,27 @@ def test_the_published_held_out_figures_rebuild_from_their_file():
     assert round(s["all"]["bias"], 3) == 0.013 and round(s["all"]["brier_skill"], 3) == 0.160
     assert [round(x, 4) for x in s["all"]["bias_ci95"]] == [0.0014, 0.0254]
     assert [round(x, 3) for x in s["no_draw_pile"]["brier_skill_ci95"]] == [0.257, 0.457]
+
+
+def test_the_three_player_note_says_what_its_run_measured():
+    """The note of three-player figures (palace analyze, the live hints) quotes the
+    held-out three-player run (docs/learning.md, Calibration: Three players)."""
+    calib = load_script("benchmarks/calibration.py")
+    rows = calib.load_rows(
+        [ROOT / "benchmarks/results/calibration/gen1-calib-after-gen4-3p-0400.jsonl"])
+    assert {r["n"] for _, r in rows} == {3}
+    s = calib.summary(rows)
+    lo, hi = s["all"]["bias_ci95"]
+    assert (f"on {s['all']['decisions']} decisions of {s['games']} three-player games"
+            in MANY_PLAYERS_NOTE)
+    assert (f"{s['all']['bias']:.2f} above the outcomes on average [{lo:+.2f}, {hi:+.2f}]"
+            in MANY_PLAYERS_NOTE)
+    high = [d for d in s["deciles"] if d["decile"][0] >= 0.6 and d["count"]]
+    n = sum(d["count"] for d in high)
+    fig = sum(d["count"] * d["mean_figure"] for d in high) / n
+    out = sum(d["count"] * d["mean_outcome"] for d in high) / n
+    assert (f"those from 0.6 up {fig - out:.2f} above ({n} decisions: {fig:.2f} against "
+            f"{out:.2f})" in MANY_PLAYERS_NOTE)
 
 
 def test_pairing_scores_each_side_on_the_decisions_both_hold():

@@ -53,6 +53,7 @@ from ..game.moves import Move
 from ..game.position import Position
 from ..game.rules import Rules
 from ..jobs.swap import rank_layouts_timed
+from ..sample.calibration import MANY_PLAYERS_NOTE
 from ..sample.sampler import sample_rng, sample_state
 from ..solve.results import tied_by_pairs, tied_with_best
 
@@ -154,9 +155,7 @@ def hint(pos: Position, time_budget: float = 2.0, seed: int = 0,
                 e["player"] = names[e["player"]]
     if a["method"] == "search" and len(names) > 2 and not (a.get("stats") or {}).get(
             "calibration"):
-        notes.append("not calibrated: with three or more players these figures have never "
-                     "been compared with the outcomes of games (palace analyze's note says "
-                     "more)")
+        notes.append(MANY_PLAYERS_NOTE)
     if partial:
         notes.append(f"some moves are possible only in some of the {a.get('samples')} "
                      f"sampled deals (the count is shown): their figures are for those deals")
