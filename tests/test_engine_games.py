@@ -107,14 +107,23 @@ def test_the_policy_fit_is_the_penalised_likelihoods_maximum():
     from palace_solver.learn import policy
     games = [(t["id"], play_selfplay_game(t))
              for t in game_tasks(6, seed=3, agent="greedy", players={2: 1})]
+    from palace_solver import _engine
     d = decisions(games)
-    # the textbook sums over every decision padded to the widest of all
-    counts = d["start"][1:] - d["start"][:-1]
+    # the textbook sums over every decision padded to the widest of all, from the replays
+    feats, ys = [], []
+    for _, game in games:
+        for state, move, _, _ in replay(game):
+            moves, f = _engine.policy_features(_engine.CState.from_state(state))
+            if len(moves) > 1:
+                feats.append(np.asarray(f, np.float64))
+                ys.append(moves.index(move))
+    assert d["y"].tolist() == ys
+    counts = np.array([len(f) for f in feats])
+    assert np.array_equal(np.diff(d["start"]), counts)
     mask = np.arange(counts.max())[None, :] < counts[:, None]
     x = np.zeros(mask.shape + (d["x"].shape[1],))
-    x[mask] = d["x"]
-    for i in range(len(d["y"])):
-        assert np.array_equal(x[i, :counts[i]], d["x"][d["start"][i]:d["start"][i + 1]])
+    for i, f in enumerate(feats):
+        x[i, :len(f)] = f
     rng = np.random.default_rng(0)
     theta0 = rng.normal(0, 0.3, x.shape[2])
     p = policy._probs(theta0, x, mask)
@@ -128,6 +137,12 @@ def test_the_policy_fit_is_the_penalised_likelihoods_maximum():
     ll = np.log(p[np.arange(len(d["y"])), d["y"]]).mean()
     assert loglik(theta0, d)["model"] == pytest.approx(ll, rel=1e-12)
     assert loglik(theta0, d)["uniform"] == pytest.approx(-np.log(counts).mean(), rel=1e-12)
+    # and over a selection of the decisions (the held-out games' of a fit)
+    sel = d["game"] % 2 == 1
+    assert 0 < sel.sum() < len(sel)
+    ll_sel = np.log(p[np.flatnonzero(sel), d["y"][sel]]).mean()
+    assert loglik(theta0, d, sel)["model"] == pytest.approx(ll_sel, rel=1e-12)
+    assert loglik(theta0, d, sel)["decisions"] == sel.sum()
 
     # at the fit, the penalised log-likelihood's gradient (by finite differences) is zero
     ridge = 1e-2

@@ -10,7 +10,8 @@ it learns from, the network it goes on from and the trainer's options and seed. 
 games, recipe and seed give the same network bit for bit on one machine with numpy on one
 thread (:func:`fit_generation`; tests/test_generations.py rebuilds every shipped generation
 from the games the repository holds and compares). The policy models of generations 1-3
-were fitted before the fit's Hessian became blocked matrix products
+were fitted before the fit's Hessian became blocked matrix products, and generation 4's
+before the decisions were stored unpadded and summed block by block
 (:func:`palace_solver.learn.policy.fit`): a rebuild gives them again to 1e-12. Held-out
 games are those numbered 9 mod 10: never trained on, they give the errors reported in
 ``meta``.

@@ -6,7 +6,7 @@ features that read only what the mover knows. It is fitted here by maximum likel
 the decisions of recorded games (:mod:`palace_solver.learn.engine_games`), the moves the
 engine actually chose in its true position, with a small ridge penalty; held-out games
 (number 9 mod 10) give the log-likelihood per decision against the uniform choice among
-the legal moves. Newton's method on 34 coefficients converges in a few steps, so numpy is
+the legal moves. Newton's method on 35 coefficients converges in a few steps, so numpy is
 all it needs.
 """
 from __future__ import annotations
