@@ -237,10 +237,13 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: rows of the issue's marks (three players, the peers again, then b1-x4-engine, moved behind them
 #: before its first game for its cost: about 6.6 core-hours, the dearest single row, then
 #: the inference ablation of generation 4's engine, then generation 4's hints), then the one
-#: that measures a candidate no rule can adopt any more.
+#: that measures a candidate no rule can adopt any more. On 2026-12-06, before the first game
+#: of any of them, f1-server_ismcts moved behind t2-noinfer: its mark is met already
+#: (l1-server_ismcts), while b1-x4-engine and t2-noinfer can still move a mark and hold the
+#: games generation 5 waits for.
 P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
-AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "f1-greedy", "f1-det", "f1-server_ismcts",
-                  "f1-mos_uct", "b1-x4-engine", "t2-noinfer", "g4-hint-engine",
+AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "f1-greedy", "f1-det", "f1-mos_uct",
+                  "b1-x4-engine", "t2-noinfer", "f1-server_ismcts", "g4-hint-engine",
                   "e1-server_ismcts")
 #: The rows of the c2 decision (contempt on the engine as the p2 and g3 decisions leave it),
 #: played after the g3 decision: c1-engine, planned earlier to decide nothing and not begun,

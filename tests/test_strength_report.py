@@ -215,9 +215,12 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
                                   g3=True, g3_applied=True, c2=True, c2_applied=True,
                                   l1=True, l1_applied=True, g4=True, g4_applied=True)
     assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 + ["g4-engine"] + after
-    # the budget row, the dearest, after the rows of the other marks
-    assert after.index("b1-x4-engine") > max(after.index(r) for r in after
-                                             if r.startswith(("f1-", "g1-")))
+    # the budget row, the dearest, after the rows of the other marks not yet met;
+    # f1-server_ismcts, whose mark l1-server_ismcts met, after the rows generation 5 needs
+    unmet = [r for r in after if r.startswith(("f1-", "g1-")) and r != "f1-server_ismcts"]
+    assert after.index("b1-x4-engine") > max(after.index(r) for r in unmet)
+    assert after.index("f1-server_ismcts") > max(after.index("b1-x4-engine"),
+                                                 after.index("t2-noinfer"))
     with pytest.raises(TypeError, match="t2"):
         strength.queue_rows(t2=True)
 
