@@ -2,6 +2,8 @@
 
     python benchmarks/fallback_horizon.py run [--first F] [--games N]   # resumable
     python benchmarks/fallback_horizon.py report
+    python benchmarks/fallback_horizon.py run --pair gen1,gen4 --first F --games N
+    python benchmarks/fallback_horizon.py report --pair gen1,gen4 [--fit-below 400]
 
 In exact mode (every hand known, the draw pile empty) a position whose graph does not fit
 the budget gets the depth-limited search (``solve/deepening.py``), and its unresolved
@@ -16,6 +18,16 @@ and with generation 1's network, and the outcome. One line a decision in
 ``report``: Brier skill of each against a constant 1/2, the bias, and the gain of the
 network with a 95% interval by bootstrap over games. The figures depend on the machine's
 speed (a time budget), not on the order of the games.
+
+``--pair A,B`` (horizons of :data:`HORIZONS`; ``card,gen1`` is the first run above, in its
+own file) compares two networks as the analysis ships them: on the decisions where the
+analysis with A falls back, every move's figure with each and whether the search proved it,
+both searched one after the other so that they share the machine's load
+(``results/fallback-horizon-A-B.jsonl``). Its report maps A's unproved figures through the
+shipped map's fallback band (:data:`~palace_solver.sample.drawsearch.FALLBACK_CALIBRATION`),
+fits B's band on the games below ``--fit-below`` and maps B's with it, and gives on the
+games from there on the paired difference of Brier skill, B minus A (docs/learning.md, the
+fallback's horizon with generation 4).
 """
 from __future__ import annotations
 
@@ -32,6 +44,9 @@ from palace_solver.game.position import Position
 from palace_solver.learn.engine_games import read_games, replay_tracked
 from palace_solver.solve.compiled import solve_compiled
 from palace_solver.analysis import exact_history, is_exact_mode
+from palace_solver.learn.calibration import fit_band
+from palace_solver.sample.calibration import FALLBACK, load_map
+from palace_solver.sample.drawsearch import FALLBACK_CALIBRATION
 from palace_solver.sample.stats import group_bootstrap, percentile_ci
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -40,49 +55,100 @@ from generations import games_file  # noqa: E402
 OUT = Path(__file__).resolve().parent / "results" / "fallback-horizon.jsonl"
 SECONDS = 2.0
 KEEP = 0.12
+#: the values a horizon can take, by the names ``--pair`` gives them
+HORIZONS = {"card": ("cardcount", ""), "gen1": ("learned", "gen1"),
+            "gen4": ("learned", "gen4")}
+FIRST_PAIR = ("card", "gen1")
+
+
+def _out(pair) -> Path:
+    return OUT if tuple(pair) == FIRST_PAIR else \
+        OUT.with_name(f"fallback-horizon-{pair[0]}-{pair[1]}.jsonl")
+
+
+def _analysis(pos: Position, hist, horizon):
+    """What `palace analyze` does in exact mode (``analysis.analyze``), with ``horizon``,
+    before the calibration map."""
+    return solve_compiled(pos.to_state(), time_budget=SECONDS,
+                          history=exact_history(pos, hist), horizon=horizon)
 
 
 def _figures(pos: Position, hist, horizon) -> tuple[str, dict]:
-    """What `palace analyze` does in exact mode (``analysis.analyze``), with ``horizon``."""
-    a = solve_compiled(pos.to_state(), time_budget=SECONDS, history=exact_history(pos, hist),
-                       horizon=horizon)
+    a = _analysis(pos, hist, horizon)
     return a.method, {str(m.move): m.loss[pos.to_move] for m in a.moves}
+
+
+def _decisions(first: int, count: int, done: set):
+    """``(game, record, k, state, move, position, history)`` of the kept exact-mode
+    decisions of gen1-calib's two-player games ``first``..., a game's last one followed
+    by ``(game, None, ...)``: the calibration benchmark's seeded 12%."""
+    have = dict(read_games(games_file("gen1-calib")))
+    for g in range(first, first + count):
+        if g in done or have[g]["n"] != 2:
+            continue
+        rec = have[g]
+        rng = random.Random(f"calib-{g}")
+        for state, move, _, k, tracker in replay_tracked(rec):
+            if len(state.legal_moves()) < 2 or rng.random() >= KEEP:
+                continue
+            me = state.to_move
+            pos = view_position(state, me, tracker).validate()
+            if is_exact_mode(pos):
+                yield g, rec, k, state, move, pos, history_positions(state, me, tracker)
+        yield g, None, None, None, None, None, None
 
 
 def run(first: int, count: int) -> None:
     done = {r["game"] for r in _lines() if r.get("done")}
-    have = dict(read_games(games_file("gen1-calib")))
     with open(OUT, "a") as out:
-        for g in range(first, first + count):
-            if g in done or have[g]["n"] != 2:
+        for g, rec, k, state, move, pos, hist in _decisions(first, count, done):
+            if rec is None:
+                out.write(json.dumps({"game": g, "done": True}) + "\n")
+                out.flush()
+                print(f"game {g} done", file=sys.stderr)
                 continue
-            rec = have[g]
-            rng = random.Random(f"calib-{g}")
-            for state, move, _, k, tracker in replay_tracked(rec):
-                if len(state.legal_moves()) < 2 or rng.random() >= KEEP:
-                    continue
-                me = state.to_move
-                pos = view_position(state, me, tracker).validate()
-                if not is_exact_mode(pos):
-                    continue
-                hist = history_positions(state, me, tracker)
-                method, card = _figures(pos, hist, ("cardcount", ""))
-                if method != "depth_limited":
-                    continue
-                _, net = _figures(pos, hist, ("learned", "gen1"))
-                out.write(json.dumps({"game": g, "k": k, "outcome": rec["loss"][me],
-                                      "card": card[str(move)], "learned": net[str(move)]})
-                          + "\n")
-            out.write(json.dumps({"game": g, "done": True}) + "\n")
-            out.flush()
-            print(f"game {g} done", file=sys.stderr)
+            method, card = _figures(pos, hist, HORIZONS["card"])
+            if method != "depth_limited":
+                continue
+            _, net = _figures(pos, hist, HORIZONS["gen1"])
+            out.write(json.dumps({"game": g, "k": k, "outcome": rec["loss"][state.to_move],
+                                  "card": card[str(move)], "learned": net[str(move)]})
+                      + "\n")
 
 
-def _lines() -> list[dict]:
-    if not OUT.exists():
+def run_pair(pair, first: int, count: int) -> None:
+    """Both horizons' analyses of each kept decision where the first falls back."""
+    path = _out(pair)
+    done = {r["game"] for r in _lines(path) if r.get("done")}
+    with open(path, "a") as out:
+        for g, rec, k, state, move, pos, hist in _decisions(first, count, done):
+            if rec is None:
+                out.write(json.dumps({"game": g, "done": True}) + "\n")
+                out.flush()
+                print(f"game {g} done", file=sys.stderr)
+                continue
+            row = {"game": g, "k": k, "outcome": rec["loss"][state.to_move],
+                   "move": str(move)}
+            for name in pair:
+                a = _analysis(pos, hist, HORIZONS[name])
+                if name == pair[0] and a.method != "depth_limited":
+                    break
+                played = next(m for m in a.moves if str(m.move) == str(move))
+                # "proved": the analysis leaves the figure unmapped, as
+                # analysis.calibrate_fallback does all but a fallback's unresolved ones
+                row[name] = {"method": a.method, "figure": played.loss[pos.to_move],
+                             "proved": not (a.method == "depth_limited"
+                                            and played.resolved is False),
+                             "depth": a.stats.get("depth")}
+            else:
+                out.write(json.dumps(row) + "\n")
+
+
+def _lines(path: Path = OUT) -> list[dict]:
+    if not path.exists():
         return []
     out = []
-    for line in OUT.read_text().splitlines():
+    for line in path.read_text().splitlines():
         try:
             out.append(json.loads(line))
         except ValueError:
@@ -113,15 +179,91 @@ def report() -> dict:
             "gain_ci95": [round(v, 4) for v in percentile_ci(gains)]}
 
 
+def _skill(f, y, w):
+    """Brier skill against a constant 1/2 of figures ``f`` for outcomes ``y``, each row
+    weighted by ``w`` (its game's draws in a bootstrap resample)."""
+    return 1 - (w @ (f - y) ** 2) / (w @ (0.5 - y) ** 2)
+
+
+def mapped(rows, name: str, band) -> np.ndarray:
+    """Horizon ``name``'s figures of ``rows`` as the analysis would show them: those it did
+    not prove through ``sigmoid(a logit(x) + b)`` with ``band = (a, b)``, as
+    ``analysis.calibrate_fallback`` does."""
+    from palace_solver.sample.calibration import logit
+    x = np.array([r[name]["figure"] for r in rows])
+    proved = np.array([r[name]["proved"] for r in rows])
+    z = np.clip(band[0] * logit(x) + band[1], -50, 50)
+    return np.where(proved, x, 1.0 / (1.0 + np.exp(-z)))
+
+
+def report_pair(pair, fit_below: int) -> dict:
+    """B's fallback band fitted on the games below ``fit_below``; on the rest, each
+    horizon's skill and bias, raw and mapped (A by the shipped band), and B minus A."""
+    a, b = pair
+    lines = _lines(_out(pair))
+    done = {r["game"] for r in lines if r.get("done")}
+    rows = [r for r in lines if not r.get("done") and r["game"] in done]
+    fit = [r for r in rows if r["game"] < fit_below and not r[b]["proved"]]
+    test = [r for r in rows if r["game"] >= fit_below]
+    out = {"pair": list(pair), "games": len(done), "fit_below": fit_below,
+           "fit_decisions": len(fit), "test_decisions": len(test),
+           "test_games": len({r["game"] for r in test})}
+    if not fit or not test:
+        return out
+    band_b = fit_band([r[b]["figure"] for r in fit], [r["outcome"] for r in fit])
+    band_a = load_map(FALLBACK_CALIBRATION).params[FALLBACK]
+    y = np.array([r["outcome"] for r in test])
+    g = np.array([r["game"] for r in test])
+    figs = {f"{a} raw": np.array([r[a]["figure"] for r in test]),
+            f"{b} raw": np.array([r[b]["figure"] for r in test]),
+            f"{a} mapped ({FALLBACK_CALIBRATION})": mapped(test, a, band_a),
+            f"{b} mapped (fitted)": mapped(test, b, band_b)}
+    one = np.ones(len(test))
+    inverse, counts = group_bootstrap(g, 2000, np.random.default_rng(0))
+    keys = list(figs)
+
+    def diff(w):
+        return _skill(figs[keys[3]], y, w) - _skill(figs[keys[2]], y, w)
+    out.update({
+        "band_fitted": [round(v, 4) for v in band_b],
+        "band_shipped": [round(v, 4) for v in band_a],
+        "proved": {n: int(sum(r[n]["proved"] for r in test)) for n in pair},
+        "fell_back": {n: int(sum(r[n]["method"] == "depth_limited" for r in test))
+                      for n in pair},
+        "mean_depth": {n: round(float(np.mean([r[n]["depth"] for r in test
+                                               if r[n]["method"] == "depth_limited"])), 2)
+                       for n in pair},
+        **{k: {"brier_skill": round(float(_skill(v, y, one)), 4),
+               "bias": round(float(np.mean(v - y)), 4)} for k, v in figs.items()},
+        "mapped_gain": round(float(diff(one)), 4),
+        "mapped_gain_ci95": [round(v, 4) for v in
+                             percentile_ci([diff(c[inverse]) for c in counts])]})
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=("run", "report"))
     ap.add_argument("--first", type=int, default=0)
     ap.add_argument("--games", type=int, default=60)
+    ap.add_argument("--pair", default=",".join(FIRST_PAIR),
+                    help="two horizons A,B of " + ", ".join(HORIZONS)
+                    + " (default: the first run's card,gen1)")
+    ap.add_argument("--fit-below", type=int, default=400,
+                    help="with --pair: B's band is fitted on the games below this one, "
+                         "the report is of the rest")
     args = ap.parse_args(argv)
+    pair = tuple(args.pair.split(","))
+    if len(pair) != 2 or not set(pair) <= set(HORIZONS):
+        ap.error(f"--pair takes two of {', '.join(HORIZONS)}")
+    if pair == FIRST_PAIR:
+        if args.what == "run":
+            run(args.first, args.games)
+        print(json.dumps(report(), indent=1))
+        return 0
     if args.what == "run":
-        run(args.first, args.games)
-    print(json.dumps(report(), indent=1))
+        run_pair(pair, args.first, args.games)
+    print(json.dumps(report_pair(pair, args.fit_below), indent=1))
     return 0
 
 

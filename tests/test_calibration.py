@@ -332,6 +332,23 @@ def test_the_fallback_s_estimates_go_through_the_map_and_its_proofs_stay(monkeyp
     assert FALLBACK in load_map(FALLBACK_CALIBRATION).params
 
 
+def test_the_fallback_horizon_benchmark_maps_figures_as_the_analysis_does(monkeypatch):
+    """fallback_horizon.py scores a horizon's figures as palace analyze would show them:
+    its "proved" flag and its map agree with analysis.calibrate_fallback, move by move."""
+    fh = load_script("benchmarks/fallback_horizon.py")
+    pos = from_text(BIG)
+    monkeypatch.setattr(analysis, "FALLBACK_CALIBRATION", "")
+    raw = analysis.analyze(pos, depth=2)
+    monkeypatch.setattr(analysis, "FALLBACK_CALIBRATION", FALLBACK_CALIBRATION)
+    shown = {str(m.move): m.loss[pos.to_move] for m in analysis.analyze(pos, depth=2).moves}
+    rows = [{"h": {"figure": m.loss[pos.to_move],
+                   "proved": not (raw.method == "depth_limited" and m.resolved is False)}}
+            for m in raw.moves]
+    assert not all(r["h"]["proved"] for r in rows)
+    got = fh.mapped(rows, "h", load_map(FALLBACK_CALIBRATION).params[FALLBACK])
+    assert got == pytest.approx([shown[str(m.move)] for m in raw.moves])
+
+
 def test_three_player_games_give_rows_while_every_player_is_in(tmp_path, monkeypatch):
     # calibration.py run --players 3: the decisions of three-player games before anyone is
     # out, each figure a mover's loss, scored against a constant 1/3
