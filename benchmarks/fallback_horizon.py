@@ -98,50 +98,49 @@ def _decisions(first: int, count: int, done: set):
         yield g, None, None, None, None, None, None
 
 
-def run(first: int, count: int) -> None:
-    done = {r["game"] for r in _lines() if r.get("done")}
-    with open(OUT, "a") as out:
-        for g, rec, k, state, move, pos, hist in _decisions(first, count, done):
+def _run(path: Path, first: int, count: int, row_of) -> None:
+    """Append ``row_of(game, record, k, state, move, position, history)`` (None: no row) for
+    each kept decision of the games not yet done, then each game's ``done`` line."""
+    done = {r["game"] for r in _lines(path) if r.get("done")}
+    with open(path, "a") as out:
+        for g, rec, *decision in _decisions(first, count, done):
+            row = None if rec is None else row_of(g, rec, *decision)
+            if row is not None:
+                out.write(json.dumps(row) + "\n")
             if rec is None:
                 out.write(json.dumps({"game": g, "done": True}) + "\n")
                 out.flush()
                 print(f"game {g} done", file=sys.stderr)
-                continue
-            method, card = _figures(pos, hist, HORIZONS["card"])
-            if method != "depth_limited":
-                continue
-            _, net = _figures(pos, hist, HORIZONS["gen1"])
-            out.write(json.dumps({"game": g, "k": k, "outcome": rec["loss"][state.to_move],
-                                  "card": card[str(move)], "learned": net[str(move)]})
-                      + "\n")
+
+
+def run(first: int, count: int) -> None:
+    def row_of(g, rec, k, state, move, pos, hist):
+        method, card = _figures(pos, hist, HORIZONS["card"])
+        if method != "depth_limited":
+            return None
+        _, net = _figures(pos, hist, HORIZONS["gen1"])
+        return {"game": g, "k": k, "outcome": rec["loss"][state.to_move],
+                "card": card[str(move)], "learned": net[str(move)]}
+    _run(OUT, first, count, row_of)
 
 
 def run_pair(pair, first: int, count: int) -> None:
     """Both horizons' analyses of each kept decision where the first falls back."""
-    path = _out(pair)
-    done = {r["game"] for r in _lines(path) if r.get("done")}
-    with open(path, "a") as out:
-        for g, rec, k, state, move, pos, hist in _decisions(first, count, done):
-            if rec is None:
-                out.write(json.dumps({"game": g, "done": True}) + "\n")
-                out.flush()
-                print(f"game {g} done", file=sys.stderr)
-                continue
-            row = {"game": g, "k": k, "outcome": rec["loss"][state.to_move],
-                   "move": str(move)}
-            for name in pair:
-                a = _analysis(pos, hist, HORIZONS[name])
-                if name == pair[0] and a.method != "depth_limited":
-                    break
-                played = next(m for m in a.moves if str(m.move) == str(move))
-                # "proved": the analysis leaves the figure unmapped, as
-                # analysis.calibrate_fallback does all but a fallback's unresolved ones
-                row[name] = {"method": a.method, "figure": played.loss[pos.to_move],
-                             "proved": not (a.method == "depth_limited"
-                                            and played.resolved is False),
-                             "depth": a.stats.get("depth")}
-            else:
-                out.write(json.dumps(row) + "\n")
+    def row_of(g, rec, k, state, move, pos, hist):
+        row = {"game": g, "k": k, "outcome": rec["loss"][state.to_move], "move": str(move)}
+        for name in pair:
+            a = _analysis(pos, hist, HORIZONS[name])
+            if name == pair[0] and a.method != "depth_limited":
+                return None
+            played = next(m for m in a.moves if str(m.move) == str(move))
+            # "proved": the analysis leaves the figure unmapped, as
+            # analysis.calibrate_fallback does all but a fallback's unresolved ones
+            row[name] = {"method": a.method, "figure": played.loss[pos.to_move],
+                         "proved": not (a.method == "depth_limited"
+                                        and played.resolved is False),
+                         "depth": a.stats.get("depth")}
+        return row
+    _run(_out(pair), first, count, row_of)
 
 
 def _lines(path: Path = OUT) -> list[dict]:
