@@ -24,7 +24,7 @@ own file) compares two networks as the analysis ships them: on the decisions whe
 analysis with A falls back, every move's figure with each and whether the search proved it,
 both searched one after the other so that they share the machine's load
 (``results/fallback-horizon-A-B.jsonl``). Its report maps A's unproved figures through the
-shipped map's fallback band (:data:`~palace_solver.sample.drawsearch.FALLBACK_CALIBRATION`),
+fallback band of the map A shipped with (:data:`SHIPPED_MAP`),
 fits B's band on the games below ``--fit-below`` and maps B's with it, and gives on the
 games from there on the paired difference of Brier skill, B minus A (docs/learning.md, the
 fallback's horizon with generation 4).
@@ -32,6 +32,7 @@ fallback's horizon with generation 4).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sys
@@ -45,8 +46,7 @@ from palace_solver.learn.engine_games import read_games, replay_tracked
 from palace_solver.solve.compiled import solve_compiled
 from palace_solver.analysis import exact_history, is_exact_mode
 from palace_solver.learn.calibration import fit_band
-from palace_solver.sample.calibration import FALLBACK, load_map
-from palace_solver.sample.drawsearch import FALLBACK_CALIBRATION
+from palace_solver.sample.calibration import FALLBACK, calibration_path, load_map
 from palace_solver.sample.stats import group_bootstrap, percentile_ci
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -59,6 +59,8 @@ KEEP = 0.12
 HORIZONS = {"card": ("cardcount", ""), "gen1": ("learned", "gen1"),
             "gen4": ("learned", "gen4")}
 FIRST_PAIR = ("card", "gen1")
+#: the map whose fallback band served a horizon's figures while it shipped
+SHIPPED_MAP = {"gen1": "tempered", "gen4": "fallback-gen4"}
 
 
 def _out(pair) -> Path:
@@ -195,27 +197,65 @@ def mapped(rows, name: str, band) -> np.ndarray:
     return np.where(proved, x, 1.0 / (1.0 + np.exp(-z)))
 
 
+def pair_rows(path: Path) -> tuple[list[dict], set]:
+    """The decisions of a ``--pair`` file's finished games, and those games."""
+    lines = _lines(path)
+    done = {r["game"] for r in lines if r.get("done")}
+    return [r for r in lines if not r.get("done") and r["game"] in done], done
+
+
+def fit_rows(rows, name: str, fit_below: int) -> list[dict]:
+    """The rows a band of horizon ``name`` is fitted on: its figures the analysis would
+    map, of the games below ``fit_below``."""
+    return [r for r in rows if r["game"] < fit_below and not r[name]["proved"]]
+
+
+def fit_fallback_band(rows, name: str, fit_below: int) -> tuple[float, float]:
+    fit = fit_rows(rows, name, fit_below)
+    return fit_band([r[name]["figure"] for r in fit], [r["outcome"] for r in fit])
+
+
+def save_map(pair, fit_below: int, map_name: str) -> Path:
+    """Write B's fitted band as the fallback band of a shipped map
+    (``palace_solver/data/calibration-NAME.json``), with the file and games it was fitted
+    on, so that a test can rebuild it."""
+    path = _out(pair)
+    rows, _ = pair_rows(path)
+    b = pair[1]
+    fit = fit_rows(rows, b, fit_below)
+    rel = path.relative_to(Path(__file__).resolve().parent.parent)
+    rec = {"name": map_name, "form": "sigmoid(a * logit(x) + b) of the mover's figure x",
+           "params": {FALLBACK: list(fit_fallback_band(rows, b, fit_below))},
+           "source": "fallback_horizon.py", "horizon": b, "fit_below": fit_below,
+           "decisions": {FALLBACK: len(fit)}, "games": len({r["game"] for r in fit}),
+           "files": [{"file": str(rel),
+                      "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}],
+           "command": f"python benchmarks/fallback_horizon.py report --pair {','.join(pair)} "
+                      f"--fit-below {fit_below} --save-map {map_name}"}
+    out = Path(calibration_path(map_name))
+    out.write_text(json.dumps(rec, indent=1) + "\n")
+    return out
+
+
 def report_pair(pair, fit_below: int) -> dict:
     """B's fallback band fitted on the games below ``fit_below``; on the rest, each
     horizon's skill and bias, raw and mapped (A by the shipped band), and B minus A."""
     a, b = pair
-    lines = _lines(_out(pair))
-    done = {r["game"] for r in lines if r.get("done")}
-    rows = [r for r in lines if not r.get("done") and r["game"] in done]
-    fit = [r for r in rows if r["game"] < fit_below and not r[b]["proved"]]
+    rows, done = pair_rows(_out(pair))
+    fit = fit_rows(rows, b, fit_below)
     test = [r for r in rows if r["game"] >= fit_below]
     out = {"pair": list(pair), "games": len(done), "fit_below": fit_below,
            "fit_decisions": len(fit), "test_decisions": len(test),
            "test_games": len({r["game"] for r in test})}
     if not fit or not test:
         return out
-    band_b = fit_band([r[b]["figure"] for r in fit], [r["outcome"] for r in fit])
-    band_a = load_map(FALLBACK_CALIBRATION).params[FALLBACK]
+    band_b = fit_fallback_band(rows, b, fit_below)
+    band_a = load_map(SHIPPED_MAP[a]).params[FALLBACK]
     y = np.array([r["outcome"] for r in test])
     g = np.array([r["game"] for r in test])
     figs = {f"{a} raw": np.array([r[a]["figure"] for r in test]),
             f"{b} raw": np.array([r[b]["figure"] for r in test]),
-            f"{a} mapped ({FALLBACK_CALIBRATION})": mapped(test, a, band_a),
+            f"{a} mapped ({SHIPPED_MAP[a]})": mapped(test, a, band_a),
             f"{b} mapped (fitted)": mapped(test, b, band_b)}
     one = np.ones(len(test))
     inverse, counts = group_bootstrap(g, 2000, np.random.default_rng(0))
@@ -251,6 +291,9 @@ def main(argv=None) -> int:
     ap.add_argument("--fit-below", type=int, default=400,
                     help="with --pair: B's band is fitted on the games below this one, "
                          "the report is of the rest")
+    ap.add_argument("--save-map", metavar="NAME",
+                    help="with --pair and report: write B's fitted band as the fallback "
+                         "band of map NAME (palace_solver/data/calibration-NAME.json)")
     args = ap.parse_args(argv)
     pair = tuple(args.pair.split(","))
     if len(pair) != 2 or not set(pair) <= set(HORIZONS):
@@ -263,6 +306,8 @@ def main(argv=None) -> int:
     if args.what == "run":
         run_pair(pair, args.first, args.games)
     print(json.dumps(report_pair(pair, args.fit_below), indent=1))
+    if args.save_map:
+        print(f"wrote {save_map(pair, args.fit_below, args.save_map)}", file=sys.stderr)
     return 0
 
 

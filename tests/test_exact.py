@@ -354,8 +354,8 @@ def test_the_fallback_values_its_horizon_with_the_network_and_says_so():
     net = solve_exact(s, engine="cython", depth=3)
     assert _engine.get_eval_mode() == before
     card = solve_exact(s, engine="cython", depth=3, horizon=("cardcount", ""))
-    assert HORIZON == ("learned", "gen1")
-    assert net.stats["horizon"] == "the learned value (network gen1)"
+    assert HORIZON == ("learned", "gen4")
+    assert net.stats["horizon"] == "the learned value (network gen4)"
     assert card.stats["horizon"] == "the card count"
     open_net = {str(m.move): m.loss for m in net.moves if m.resolved is False}
     open_card = {str(m.move): m.loss for m in card.moves if m.resolved is False}

@@ -191,8 +191,10 @@ HINT = ENGINE.with_(determinizations=48, nodes=640_000, calibration="gen4")
 HINT_END = ENGINE_END.with_(determinizations=32, nodes=600_000, calibration="gen4")
 #: The map of exact mode's depth-limited fallback (its band ``fallback``), which
 #: ``analysis.analyze`` applies to the fallback's estimates: fitted on the figures of the
-#: fallback's own horizon (``solve.deepening.HORIZON``), whatever network the search uses.
-FALLBACK_CALIBRATION = "tempered"
+#: fallback's own horizon (``solve.deepening.HORIZON``, generation 4's network), whatever
+#: network the search uses (benchmarks/fallback_horizon.py --save-map; map ``tempered``'s
+#: band served generation 1's horizon).
+FALLBACK_CALIBRATION = "fallback-gen4"
 #: ``palace analyze`` and the hints before the values learned from the engine's games
 #: (four times ENGINE1's budget), frozen: the "before" of the calibration benchmark.
 HINT1 = ENGINE1.with_(determinizations=8192, nodes=3_200_000)

@@ -45,14 +45,16 @@ HISTORY_MAX = 1024
 #: bench suite), or Ballard's probe, which also searches one move of every outcome.
 STAR2_OFF, STAR2_TABLE, STAR2_SEARCH = 0, 1, 2
 
-#: The value at the horizon of an unfinished search: (evaluation mode, network). The
-#: network of generation 1, learned from outcomes of the engine's own games, not the card
-#: count: on the 152 decisions of 40 gen1-calib games where `palace analyze` fell back to
-#: this search, the mover's figure scored a Brier skill of +0.23 against the outcome with
-#: the network and -0.09 with the card count (worse than saying 1/2), a gain of +0.32
-#: [+0.12, +0.54] by bootstrap over games (benchmarks/fallback_horizon.py). ("cardcount",
-#: "") is the card count, which the solver bench keeps for comparison with its past rows.
-HORIZON = ("learned", "gen1")
+#: The value at the horizon of an unfinished search: (evaluation mode, network). A network
+#: learned from outcomes of the engine's own games, not the card count: on the 152
+#: decisions of 40 gen1-calib games where `palace analyze` fell back to this search, the
+#: mover's figure scored a Brier skill of +0.23 against the outcome with generation 1's
+#: network and -0.09 with the card count (worse than saying 1/2), a gain of +0.32 [+0.12,
+#: +0.54] by bootstrap over games (benchmarks/fallback_horizon.py). Generation 4's since
+#: the rule of docs/learning.md (the fallback's horizon with generation 4) took it, with
+#: its own map band (FALLBACK_CALIBRATION). ("cardcount", "") is the card count, which the
+#: solver bench keeps for comparison with its past rows.
+HORIZON = ("learned", "gen4")
 
 
 def table_mb(time_budget: float | None, hash_mb: float | None = None) -> float:
