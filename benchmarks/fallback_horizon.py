@@ -253,16 +253,15 @@ def report_pair(pair, fit_below: int) -> dict:
     band_a = load_map(SHIPPED_MAP[a]).params[FALLBACK]
     y = np.array([r["outcome"] for r in test])
     g = np.array([r["game"] for r in test])
+    shown_a, shown_b = mapped(test, a, band_a), mapped(test, b, band_b)
     figs = {f"{a} raw": np.array([r[a]["figure"] for r in test]),
             f"{b} raw": np.array([r[b]["figure"] for r in test]),
-            f"{a} mapped ({SHIPPED_MAP[a]})": mapped(test, a, band_a),
-            f"{b} mapped (fitted)": mapped(test, b, band_b)}
+            f"{a} mapped ({SHIPPED_MAP[a]})": shown_a, f"{b} mapped (fitted)": shown_b}
     one = np.ones(len(test))
     inverse, counts = group_bootstrap(g, 2000, np.random.default_rng(0))
-    keys = list(figs)
 
     def diff(w):
-        return _skill(figs[keys[3]], y, w) - _skill(figs[keys[2]], y, w)
+        return _skill(shown_b, y, w) - _skill(shown_a, y, w)
     out.update({
         "band_fitted": [round(v, 4) for v in band_b],
         "band_shipped": [round(v, 4) for v in band_a],
@@ -298,6 +297,9 @@ def main(argv=None) -> int:
     pair = tuple(args.pair.split(","))
     if len(pair) != 2 or not set(pair) <= set(HORIZONS):
         ap.error(f"--pair takes two of {', '.join(HORIZONS)}")
+    if pair != FIRST_PAIR and pair[0] not in SHIPPED_MAP:
+        ap.error(f"--pair: A must be a horizon that shipped with a map: "
+                 f"{', '.join(SHIPPED_MAP)}")
     if pair == FIRST_PAIR:
         if args.what == "run":
             run(args.first, args.games)
