@@ -201,6 +201,12 @@ ROWS = {
     # place (after t2-noinfer, before e1-server_ismcts) fixed before its first game. Like
     # g1-hint-engine, hint stops at 2 s of wall time: nothing else runs on the cores meanwhile.
     "g4-hint-engine": ("hint", "engine", 2, "full", 200),
+    # The inference ablation with three players (RESULTS-strength.md, Generation 4): engine
+    # against two seats of itself dealing uniformly, where each seat has two hidden hands to
+    # infer; starts of seed 5, recorded (three-player games of the engine for a later
+    # generation's values, which have learned from none since generation 1); size and place
+    # (after t2-noinfer, before f1-server_ismcts) fixed before its first game.
+    "t3-noinfer-3p": ("engine", NOINFER, 3, "full", 500),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -215,7 +221,7 @@ RESPECIFIED = {"e1-server_ismcts": UNORDERED_BEFORE_L1}
 #: The seed of a row's starts where it is not 0 (every row before b1-x4-engine has 0):
 #: rows of different seeds share no start, so ``compare`` refuses to pair them.
 SEEDS = {"b1-x4-engine": 1, "f1-greedy": 2, "f1-det": 2, "f1-server_ismcts": 2,
-         "f1-mos_uct": 2, "t2-noinfer": 3, "g4-hint-engine": 4}
+         "f1-mos_uct": 2, "t2-noinfer": 3, "g4-hint-engine": 4, "t3-noinfer-3p": 5}
 
 
 def row_seed(row: str) -> int:
@@ -240,11 +246,12 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: that measures a candidate no rule can adopt any more. On 2026-12-06, before the first game
 #: of any of them, f1-server_ismcts moved behind t2-noinfer: its mark is met already
 #: (l1-server_ismcts), while b1-x4-engine and t2-noinfer can still move a mark and hold the
-#: games generation 5 waits for.
+#: games generation 5 waits for. The three-player ablation, planned the same day, comes
+#: after t2-noinfer: the rows after it measure marks met already.
 P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
 AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "f1-greedy", "f1-det", "f1-mos_uct",
-                  "b1-x4-engine", "t2-noinfer", "f1-server_ismcts", "g4-hint-engine",
-                  "e1-server_ismcts")
+                  "b1-x4-engine", "t2-noinfer", "t3-noinfer-3p", "f1-server_ismcts",
+                  "g4-hint-engine", "e1-server_ismcts")
 #: The rows of the c2 decision (contempt on the engine as the p2 and g3 decisions leave it),
 #: played after the g3 decision: c1-engine, planned earlier to decide nothing and not begun,
 #: decides with the new row.
@@ -262,7 +269,7 @@ L1_ROWS = ("l1-engine", "l1-server_ismcts")
 RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p2-engine",
                       "p2-server_ismcts", "g3-engine", "f1-server_ismcts", "f1-mos_uct",
                       "c2-server_ismcts", "l1-engine", "l1-server_ismcts", "g4-engine",
-                      "t2-noinfer"})
+                      "t2-noinfer", "t3-noinfer-3p"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.

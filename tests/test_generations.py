@@ -175,6 +175,16 @@ def test_a_recorded_strength_row_reads_as_self_play_games(tmp_path):
     data = to_dataset(games)
     assert len(data["nact"]) == sum(len(rec["figures"]) for _, rec in games)
     assert {int(g) % 10 for g in data["game"]} == {0, 1}
+    # a three-player row (t3-noinfer-3p): each start in its three seatings
+    three = tmp_path / "three.jsonl"
+    run_match(cheap, "greedy", players=3, starts=1, seed=5, output=three, progress=False,
+              record=True)
+    games = gens.row_games(three, 3)
+    assert [g for g, _ in games] == [gens.SEAT_STRIDE * s for s in range(3)]
+    assert all(rec["n"] == 3 and sorted(rec["loss"]) in ([0, 0, 1], [0, 0.5, 0.5])
+               for _, rec in games)
+    data = to_dataset(games)
+    assert len(data["nact"]) == sum(len(rec["figures"]) for _, rec in games)
     plain = tmp_path / "plain.jsonl"
     run_match(cheap, "greedy", starts=1, seed=3, output=plain, progress=False)
     with pytest.raises(ValueError, match="without its events"):

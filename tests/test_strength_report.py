@@ -129,6 +129,15 @@ def test_the_queue_names_rows_once_and_keeps_each_plans_order():
     assert after.index("b1-x4-engine") < after.index("t2-noinfer") < len(after) - 1
     assert strength.row_seed("t2-noinfer") not in {strength.row_seed(r) for r in after
                                                    if r != "t2-noinfer"}
+    # the ablation with three players (two hidden hands to infer), recorded, on starts of
+    # its own, after the two-player one and before the rows of marks met already
+    assert strength.ROWS["t3-noinfer-3p"] == ("engine", "engine:infer=0:end_infer=0", 3,
+                                              "full", 500)
+    assert "t3-noinfer-3p" in strength.RECORDED
+    assert after.index("t2-noinfer") + 1 == after.index("t3-noinfer-3p") \
+        < after.index("f1-server_ismcts")
+    assert strength.row_seed("t3-noinfer-3p") not in {strength.row_seed(r) for r in after
+                                                      if r != "t3-noinfer-3p"}
     # generation 4's hints against its engine, on starts of their own, after the ablation
     assert strength.ROWS["g4-hint-engine"][:2] == ("hint", "engine")
     assert after.index("t2-noinfer") < after.index("g4-hint-engine") < len(after) - 1
