@@ -207,6 +207,27 @@ def test_the_late_bound_takes_over_once_the_game_has_run_late_from_decisions():
     assert agent.pickup_bound() == 0.33
 
 
+def test_the_many_player_bound_holds_while_three_players_are_still_in():
+    # engine:many_below=X: the bound X while three or more players are in (throughout, late
+    # too); with two in, as before; unset (engine's default), three players change nothing
+    assert make_agent("engine").many_below is None
+    with pytest.raises(ValueError, match="many_below"):
+        make_agent("engine:many_below=1.5")
+    agent = make_agent("engine:nodes=2000:many_below=0.9:late_from=0")
+    plain = make_agent("engine:nodes=2000:late_from=0")
+    s, tracker, _ = make_start("full", Rules(), 3, "full")
+    agent.tracker = plain.tracker = tracker
+    rng = random.Random(0)
+    while s.is_chance():
+        tracker.apply(s, _sample(s, rng))
+    tracker.apply(s, GreedyBot().choose(s, rng))      # one decision: late from now on
+    assert len(s.active()) == 3
+    assert (agent.pickup_bound(s), plain.pickup_bound(s)) == (0.9, 0.5)
+    assert agent.pickup_bound() == 0.5                # no position: as with two players
+    s.out[2] = True
+    assert (agent.pickup_bound(s), plain.pickup_bound(s)) == (0.5, 0.5)
+
+
 def test_engine_det_hands_over_to_det_when_the_draw_pile_is_empty():
     agent = make_agent("engine_det:nodes=2000", seed=1)
     for kind in ("full", "late"):

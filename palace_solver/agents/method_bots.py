@@ -335,7 +335,10 @@ class SearchBot(_Base):
     one 0) the bound is ``late_below`` (None: ``pickup_below`` throughout). Why: a game
     that has run that long is one nobody is finishing, and against sides that keep picking
     up it ends at a match's cap as a draw however far the engine leads
-    (benchmarks/RESULTS-strength.md, Late progress)."""
+    (benchmarks/RESULTS-strength.md, Late progress). ``many_below``: the bound while three
+    or more players are still in, throughout (None: as with two). Why: the two bounds were
+    chosen on two-player rows, where an even position's loss is 1/2, not 1/3
+    (RESULTS-strength.md, Progress with three players)."""
 
     name = "engine"
 
@@ -343,7 +346,8 @@ class SearchBot(_Base):
                  draw_limit: int | None = None, seconds: float | None = None,
                  endgame: SearchConfig | None = None, use_history: bool = True,
                  pickup_margin: float = 0.0, pickup_below: float = 1.0,
-                 late_from: int = 200, late_below: float | None = None):
+                 late_from: int = 200, late_below: float | None = None,
+                 many_below: float | None = None):
         super().__init__(seed, draw_limit)
         if not 0.0 <= pickup_margin <= 0.25:
             raise ValueError(f"pickup_margin {pickup_margin} is outside [0, 0.25]")
@@ -351,12 +355,15 @@ class SearchBot(_Base):
             raise ValueError(f"pickup_below {pickup_below} is outside [0, 1]")
         if late_below is not None and not 0.0 <= late_below <= 1.0:
             raise ValueError(f"late_below {late_below} is outside [0, 1]")
+        if many_below is not None and not 0.0 <= many_below <= 1.0:
+            raise ValueError(f"many_below {many_below} is outside [0, 1]")
         if late_from < 0:
             raise ValueError(f"late_from {late_from} is negative")
         self.config, self.seconds = config, seconds
         self.endgame, self.use_history = endgame, use_history
         self.pickup_margin, self.pickup_below = pickup_margin, pickup_below
         self.late_from, self.late_below = late_from, late_below
+        self.many_below = many_below
         self.stats.update(nodes=0, depth=0)
         self._views: dict = {}
         #: the mover's mean loss for the move of the last searched decision (else None)
@@ -379,10 +386,13 @@ class SearchBot(_Base):
             out.append(hit[1:])
         return out
 
-    def pickup_bound(self) -> float:
-        """The pickup's loss up to which :func:`progress_pick` acts now: ``late_below``
-        once ``late_from`` decisions of the game have been played (the tracker's history
-        holds them and the position to move)."""
+    def pickup_bound(self, state: State | None = None) -> float:
+        """The pickup's loss up to which :func:`progress_pick` acts now: ``many_below``
+        while three or more players of ``state`` are still in; else ``late_below`` once
+        ``late_from`` decisions of the game have been played (the tracker's history holds
+        them and the position to move)."""
+        if self.many_below is not None and state is not None and len(state.active()) >= 3:
+            return self.many_below
         if self.late_below is not None and self.tracker is not None \
                 and len(self.tracker.history) > self.late_from:
             return self.late_below
@@ -408,7 +418,7 @@ class SearchBot(_Base):
         self.stats["depth"] += max(raw["depth"])
         self.stats["seconds"] += time.perf_counter() - t0
         move = _greedy_pick(state, progress_pick(vals, me, self.pickup_margin,
-                                                    self.pickup_bound()), me, rng)
+                                                    self.pickup_bound(state)), me, rng)
         self.last_figure = dict(vals)[move][me]
         return move
 
