@@ -76,10 +76,10 @@ NOINFER = "engine:infer=0:end_infer=0"
 #: the l1 candidate: from the game's 200th decision on, a near pickup gives way to the best
 #: play wherever the pickup's loss is at most 0.5 (RESULTS-strength.md, Late progress)
 LATE = "engine:late_below=0.5"
-#: the s1 candidate: while three or more players are in, a near pickup gives way to the best
-#: play wherever it is (RESULTS-strength.md, Progress with three players); generation 4's
-#: network pinned, as in the rows it is paired with and measured against
-S1 = "engine:many_below=1:weights=gen4:end_weights=gen4"
+#: the w1 candidate: until another player takes the pile by choice, a near pickup gives way
+#: to the best play wherever it is (RESULTS-strength.md, Progress against sides that never
+#: pick up by choice); generation 4's network pinned, as in the rows it is paired with
+W1 = "engine:nopick_below=1:weights=gen4:end_weights=gen4"
 #: UNORDERED as e1-server_ismcts was begun with it: every option a decision has changed in
 #: ``engine`` since (the t1 and p2 rows, contempt by the c2 rows) pinned to its value then,
 #: so that the name builds the agent that played the row's first games
@@ -211,12 +211,14 @@ ROWS = {
     # generation's values, which have learned from none since generation 1); size and place
     # (after t2-noinfer, before f1-server_ismcts) fixed before its first game.
     "t3-noinfer-3p": ("engine", NOINFER, 3, "full", 500),
-    # Progress with three players (RESULTS-strength.md): the s1 candidate against two greedy
-    # on g1-greedy-3p's starts (paired by start with it), then, only if it gains there,
-    # against two of generation 4's engine (starts of seed 6, recorded); starts, rule and
+    # Progress against sides that never pick up by choice (RESULTS-strength.md): the w1
+    # candidate against greedy on f1-greedy's starts (paired by start with it), then, only if
+    # it gains there, against generation 4's engine (starts of seed 6, recorded); once
+    # adopted, against two greedy on g1-greedy-3p's starts (paired with it); starts, rule and
     # place (after t2-noinfer, before t3-noinfer-3p) fixed before the first game.
-    "s1-greedy-3p": (S1, "greedy", 3, "full", 500),
-    "s1-engine-3p": (S1, GEN4, 3, "full", 500),
+    "w1-greedy": (W1, "greedy", 2, "full", 500),
+    "w1-engine": (W1, GEN4, 2, "full", 500),
+    "w1-greedy-3p": (W1, "greedy", 3, "full", 500),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -232,7 +234,7 @@ RESPECIFIED = {"e1-server_ismcts": UNORDERED_BEFORE_L1}
 #: rows of different seeds share no start, so ``compare`` refuses to pair them.
 SEEDS = {"b1-x4-engine": 1, "f1-greedy": 2, "f1-det": 2, "f1-server_ismcts": 2,
          "f1-mos_uct": 2, "t2-noinfer": 3, "g4-hint-engine": 4, "t3-noinfer-3p": 5,
-         "s1-engine-3p": 6}
+         "w1-greedy": 2, "w1-engine": 6}
 
 
 def row_seed(row: str) -> int:
@@ -258,9 +260,9 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: of any of them, f1-server_ismcts moved behind t2-noinfer: its mark is met already
 #: (l1-server_ismcts), while b1-x4-engine and t2-noinfer can still move a mark and hold the
 #: games generation 5 waits for. The three-player ablation, planned the same day, comes
-#: after t2-noinfer: the rows after it measure marks met already. Then the s1 rows were
-#: planned, to decide after t2-noinfer (S1_AFTER) what engine is with three players, before
-#: the rows after it, the three-player ablation first.
+#: after t2-noinfer: the rows after it measure marks met already. Then the w1 rows were
+#: planned, to decide after t2-noinfer (W1_AFTER) what engine is, before the rows after it,
+#: the three-player ablation first.
 P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
 AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "f1-greedy", "f1-det", "f1-mos_uct",
                   "b1-x4-engine", "t2-noinfer", "t3-noinfer-3p", "f1-server_ismcts",
@@ -272,10 +274,10 @@ C2_ROWS = ("c2-server_ismcts", "c1-engine")
 #: The rows of the l1 decision (late progress on the engine the c2 decision left), played
 #: after t1-noinfer, which was begun before them, and before the rows measuring ``engine``.
 L1_ROWS = ("l1-engine", "l1-server_ismcts")
-#: The s1 rows (progress with three players) are played after this row of AFTER_DECISION:
-#: the rows before it first (the games generation 5 waits for), the rows after it once the
-#: s1 decision is taken.
-S1_AFTER = "t2-noinfer"
+#: The w1 rows are played after this row of AFTER_DECISION: the rows before it first (the
+#: games generation 5 waits for), the rows after it once the w1 decision is taken (with an
+#: adopted candidate, w1-greedy-3p first).
+W1_AFTER = "t2-noinfer"
 
 #: Rows whose games keep their events (every chance outcome and move, and each move's
 #: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from
@@ -286,7 +288,7 @@ S1_AFTER = "t2-noinfer"
 RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p2-engine",
                       "p2-server_ismcts", "g3-engine", "f1-server_ismcts", "f1-mos_uct",
                       "c2-server_ismcts", "l1-engine", "l1-server_ismcts", "g4-engine",
-                      "t2-noinfer", "t3-noinfer-3p", "s1-engine-3p"})
+                      "t2-noinfer", "t3-noinfer-3p", "w1-engine"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
@@ -541,32 +543,28 @@ def l1_decision() -> bool | None:
     return _gains_and_holds(L1_ROWS, "l1-server_ismcts", "c2-server_ismcts", "l1-engine")
 
 
-#: the score of an agent equal to the other two in a three-player row (its loss 1/3)
-EVEN_3P = 2 / 3
-
-
-def s1_gains() -> bool | None:
-    """Whether s1-greedy-3p is above g1-greedy-3p, paired by start, its interval above 0
-    (None: not complete). Only then is s1-engine-3p played."""
-    if not _complete("s1-greedy-3p"):
+def w1_gains() -> bool | None:
+    """Whether w1-greedy is above f1-greedy, paired by start, its interval above 0 (None:
+    not complete). Only then is w1-engine played."""
+    if not _complete("w1-greedy"):
         return None
-    return compare("s1-greedy-3p", "g1-greedy-3p")["ci95"][0] > 0
+    return compare("w1-greedy", "f1-greedy")["ci95"][0] > 0
 
 
-def s1_decision() -> bool | None:
-    """The rule for progress with three players: adopted if s1-greedy-3p gains (s1_gains)
-    and s1-engine-3p's interval does not lie below an even seat's score, 2/3 (None: a row
-    it needs not complete; False as soon as s1-greedy-3p does not gain)."""
-    gains = s1_gains()
+def w1_decision() -> bool | None:
+    """The rule for progress against sides that never pick up by choice: adopted if
+    w1-greedy gains (w1_gains) and w1-engine's interval does not lie below 0.5 (None: a row
+    it needs not complete; False as soon as w1-greedy does not gain)."""
+    gains = w1_gains()
     if not gains:
         return gains
-    if not _complete("s1-engine-3p"):
+    if not _complete("w1-engine"):
         return None
-    return partial("s1-engine-3p")["ci95"][1] >= EVEN_3P
+    return partial("w1-engine")["ci95"][1] >= 0.5
 
 
-def _s1_in_engine() -> bool:
-    return make_agent("engine").many_below == 1.0
+def _w1_in_engine() -> bool:
+    return make_agent("engine").nopick_below == 1.0
 
 
 def g4_decision() -> bool | None:
@@ -639,21 +637,21 @@ DECISIONS = (
      "(palace_solver/sample/drawsearch.py), pin weights=gen1:end_weights=gen1 in the agents "
      "of rows begun before it (RESPECIFIED), measure the analyses' calibration again, then "
      "queue again"),
-    # the measuring rows up to S1_AFTER, then s1-greedy-3p, and s1-engine-3p only once
-    # s1-greedy-3p has shown a gain
-    ("s1", lambda taken: (list(AFTER_DECISION[:AFTER_DECISION.index(S1_AFTER) + 1])
-                          + ["s1-greedy-3p"] + (["s1-engine-3p"] if s1_gains() else [])),
-     lambda: s1_decision(), lambda: _s1_in_engine(),
-     "the s1 rows decide what engine is with three players",
-     "the s1 rows adopted progress with three players: make many_below=1 engine's default "
-     "(palace_solver/agents/registry.py), then queue again"),
+    # the measuring rows up to W1_AFTER, then w1-greedy, and w1-engine only once w1-greedy
+    # has shown a gain
+    ("w1", lambda taken: (list(AFTER_DECISION[:AFTER_DECISION.index(W1_AFTER) + 1])
+                          + ["w1-greedy"] + (["w1-engine"] if w1_gains() else [])),
+     lambda: w1_decision(), lambda: _w1_in_engine(),
+     "the w1 rows decide what engine is",
+     "the w1 rows adopted progress against sides that never pick up by choice: make "
+     "nopick_below=1 engine's default (palace_solver/agents/registry.py), then queue again"),
 )
 
 
 def queue_rows(**given) -> tuple[list, str]:
     """The rows ``strength.py queue`` plays, in order, as the rules written before them
     decide (:data:`DECISIONS`), and why the list ends where it does. ``t1=``, ``p2=``,
-    ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``s1=``: a decision (True, False or None for not taken; by
+    ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``: a decision (True, False or None for not taken; by
     default its rule on the rows' files); ``t1_applied=`` and so on: whether ``engine``
     already is the adopted candidate. A decision that adopts a candidate stops the list
     until its change is in ``engine``: no row is begun with an engine its rule replaces."""
@@ -670,6 +668,8 @@ def queue_rows(**given) -> tuple[list, str]:
         applied = given.get(f"{name}_applied", _ASK)
         if decided and not (in_engine() if applied is _ASK else applied):
             return rows, change
+    if taken["w1"]:
+        rows.append("w1-greedy-3p")
     rows += [r for r in AFTER_DECISION if r not in rows]
     return rows, "every planned row"
 

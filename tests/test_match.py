@@ -207,25 +207,40 @@ def test_the_late_bound_takes_over_once_the_game_has_run_late_from_decisions():
     assert agent.pickup_bound() == 0.33
 
 
-def test_the_many_player_bound_holds_while_three_players_are_still_in():
-    # engine:many_below=X: the bound X while three or more players are in (throughout, late
-    # too); with two in, as before; unset (engine's default), three players change nothing
-    assert make_agent("engine").many_below is None
-    with pytest.raises(ValueError, match="many_below"):
-        make_agent("engine:many_below=1.5")
-    agent = make_agent("engine:nodes=2000:many_below=0.9:late_from=0")
-    plain = make_agent("engine:nodes=2000:late_from=0")
-    s, tracker, _ = make_start("full", Rules(), 3, "full")
+def test_the_nopick_bound_holds_until_another_player_takes_the_pile_by_choice():
+    # engine:nopick_below=X: the bound X until another seat picks up with a play in hand;
+    # its own pickups and forced ones do not count; unset (engine's default), nothing changes
+    assert make_agent("engine").nopick_below is None
+    with pytest.raises(ValueError, match="nopick_below"):
+        make_agent("engine:nopick_below=1.5")
+    agent = make_agent("engine:nodes=2000:nopick_below=0.9")
+    plain = make_agent("engine:nodes=2000")
+    s, tracker, _ = make_start("full", Rules(), 2, "nopick")
     agent.tracker = plain.tracker = tracker
     rng = random.Random(0)
-    while s.is_chance():
-        tracker.apply(s, _sample(s, rng))
-    tracker.apply(s, GreedyBot().choose(s, rng))      # one decision: late from now on
-    assert len(s.active()) == 3
-    assert (agent.pickup_bound(s), plain.pickup_bound(s)) == (0.9, 0.5)
-    assert agent.pickup_bound() == 0.5                # no position: as with two players
-    s.out[2] = True
-    assert (agent.pickup_bound(s), plain.pickup_bound(s)) == (0.5, 0.5)
+    bounds, by_choice = [], []
+    while not s.is_terminal() and len(by_choice) < 2:
+        while s.is_chance():
+            tracker.apply(s, _sample(s, rng))
+        if s.is_terminal():
+            break
+        bounds.append((agent.pickup_bound(0), plain.pickup_bound(0)))
+        legal = s.legal_moves()
+        chosen = Move.pickup() in legal and any(m.kind != "pickup" for m in legal)
+        # seat 0 takes the pile once with a play in hand, then seat 1
+        if chosen and len(by_choice) == s.to_move:
+            by_choice.append(len(bounds))
+            tracker.apply(s, Move.pickup())
+        else:
+            tracker.apply(s, GreedyBot().choose(s, rng))
+    assert len(by_choice) == 2 and by_choice[0] < by_choice[1]
+    # seat 0's own pickup by choice (and the forced ones) leave the bound at 0.9; seat 1's
+    # ends it, for the rest of the game; seat 1's view counts seat 0's
+    assert all(b == (0.9, 0.33) for b in bounds[:by_choice[1]])
+    assert agent.pickup_bound(0) == 0.33 and agent.others_picked(1)
+    assert agent.pickup_bound() == 0.33               # no seat: the bounds as without it
+    agent.tracker = HandTracker(2)                    # a new game starts again
+    assert agent.pickup_bound(0) == 0.9
 
 
 def test_engine_det_hands_over_to_det_when_the_draw_pile_is_empty():

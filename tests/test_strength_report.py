@@ -217,43 +217,46 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False,
                                     g4=True, g4_applied=False)
     assert rows == q + p2 + ["g3-engine"] + c2 + l1 + ["g4-engine"] and "gen4" in why
-    # then the measuring rows up to S1_AFTER, and s1-greedy-3p; s1-engine-3p only once
-    # s1-greedy-3p has gained; the rest once the s1 decision is taken
+    # then the measuring rows up to W1_AFTER, and w1-greedy; w1-engine only once w1-greedy
+    # has gained; the rest once the w1 decision is taken, with an adopted candidate
+    # w1-greedy-3p first
     base = q + p2 + ["g3-engine"] + c2 + l1 + ["g4-engine"]
-    k = after.index(strength.S1_AFTER) + 1
-    strength.s1_gains = lambda: None
+    k = after.index(strength.W1_AFTER) + 1
+    strength.w1_gains = lambda: None
     rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False,
-                                    g4=False, s1=None)
-    assert rows == base + after[:k] + ["s1-greedy-3p"] and "three players" in why
-    strength.s1_gains = lambda: True
+                                    g4=False, w1=None)
+    assert rows == base + after[:k] + ["w1-greedy"] and "w1 rows decide" in why
+    strength.w1_gains = lambda: True
     rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False,
-                                    g4=False, s1=None)
-    assert rows == base + after[:k] + ["s1-greedy-3p", "s1-engine-3p"]
+                                    g4=False, w1=None)
+    assert rows == base + after[:k] + ["w1-greedy", "w1-engine"]
     rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False,
-                                    g4=False, s1=True, s1_applied=False)
-    assert rows == base + after[:k] + ["s1-greedy-3p", "s1-engine-3p"] and "many_below" in why
+                                    g4=False, w1=True, w1_applied=False)
+    assert rows == base + after[:k] + ["w1-greedy", "w1-engine"] and "nopick_below" in why
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
-                                  s1=True, s1_applied=True)
-    assert rows == base + after[:k] + ["s1-greedy-3p", "s1-engine-3p"] + after[k:]
-    strength.s1_gains = lambda: False
+                                  w1=True, w1_applied=True)
+    assert rows == base + after[:k] + ["w1-greedy", "w1-engine", "w1-greedy-3p"] + after[k:]
+    strength.w1_gains = lambda: False
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
-                                  s1=False)
-    assert rows == base + after[:k] + ["s1-greedy-3p"] + after[k:]
+                                  w1=False)
+    assert rows == base + after[:k] + ["w1-greedy"] + after[k:]
     rows, _ = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=True,
                                   g3=True, g3_applied=True, c2=True, c2_applied=True,
-                                  l1=True, l1_applied=True, g4=True, g4_applied=True, s1=False)
+                                  l1=True, l1_applied=True, g4=True, g4_applied=True, w1=False)
     assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 + ["g4-engine"] \
-        + after[:k] + ["s1-greedy-3p"] + after[k:]
-    # the s1 rows: after the rows generation 5 waits for, before the three-player ablation,
-    # which measures engine as their decision leaves it; the peer row paired by start with
-    # g1-greedy-3p, the other on starts of its own, both against generation 4 as it was
-    assert strength.S1_AFTER == "t2-noinfer" and after[k] == "t3-noinfer-3p"
-    assert strength.ROWS["s1-greedy-3p"] == (strength.S1, "greedy", 3, "full", 500)
-    assert strength.ROWS["s1-engine-3p"] == (strength.S1, strength.GEN4, 3, "full", 500)
-    assert strength.row_seed("s1-greedy-3p") == strength.row_seed("g1-greedy-3p")
-    assert strength.row_seed("s1-engine-3p") not in {strength.row_seed(r) for r in
-                                                     strength.ROWS if r != "s1-engine-3p"}
-    assert "s1-engine-3p" in strength.RECORDED
+        + after[:k] + ["w1-greedy"] + after[k:]
+    # the w1 rows: after the rows generation 5 waits for, before the three-player ablation,
+    # which measures engine as their decision leaves it; the peer rows paired by start with
+    # f1-greedy and g1-greedy-3p, the other on starts of its own, all with generation 4
+    assert strength.W1_AFTER == "t2-noinfer" and after[k] == "t3-noinfer-3p"
+    assert strength.ROWS["w1-greedy"] == (strength.W1, "greedy", 2, "full", 500)
+    assert strength.ROWS["w1-engine"] == (strength.W1, strength.GEN4, 2, "full", 500)
+    assert strength.ROWS["w1-greedy-3p"] == (strength.W1, "greedy", 3, "full", 500)
+    assert strength.row_seed("w1-greedy") == strength.row_seed("f1-greedy")
+    assert strength.row_seed("w1-greedy-3p") == strength.row_seed("g1-greedy-3p")
+    assert strength.row_seed("w1-engine") not in {strength.row_seed(r) for r in
+                                                  strength.ROWS if r != "w1-engine"}
+    assert "w1-engine" in strength.RECORDED
     # the budget row, the dearest, after the rows of the other marks not yet met;
     # f1-server_ismcts, whose mark l1-server_ismcts met, after the rows generation 5 needs
     unmet = [r for r in after if r.startswith(("f1-", "g1-")) and r != "f1-server_ismcts"]
@@ -292,21 +295,20 @@ def test_the_rules_as_written(ruled):
     assert strength.g3_decision() is True
 
 
-def test_the_three_player_rule_gains_on_greedy_first_then_holds_against_engine(ruled):
+def test_the_nopick_rule_gains_on_greedy_first_then_holds_against_engine(ruled):
     strength, scores = ruled
-    assert strength.s1_gains() is None and strength.s1_decision() is None
-    # no gain against two greedy (a loss rate no lower, paired): not adopted, and the
-    # row against engine is not needed
-    scores["s1-greedy-3p"] = (0.88, 0.86, 0.90)
-    scores["s1-greedy-3p - g1-greedy-3p"] = (0.016, 0.0, 0.03)
-    assert strength.s1_gains() is False and strength.s1_decision() is False
-    scores["s1-greedy-3p - g1-greedy-3p"] = (0.016, 0.001, 0.03)
-    assert strength.s1_gains() is True and strength.s1_decision() is None
-    # against two engines an even seat scores 2/3: an interval below it is not adopted
-    scores["s1-engine-3p"] = (0.64, 0.62, 0.666)
-    assert strength.s1_decision() is False
-    scores["s1-engine-3p"] = (0.64, 0.62, 2 / 3)
-    assert strength.s1_decision() is True
+    assert strength.w1_gains() is None and strength.w1_decision() is None
+    # no gain against greedy, paired with f1-greedy: not adopted, and the row against
+    # engine is not needed
+    scores["w1-greedy"] = (0.82, 0.80, 0.84)
+    scores["w1-greedy - f1-greedy"] = (0.02, 0.0, 0.04)
+    assert strength.w1_gains() is False and strength.w1_decision() is False
+    scores["w1-greedy - f1-greedy"] = (0.02, 0.001, 0.04)
+    assert strength.w1_gains() is True and strength.w1_decision() is None
+    scores["w1-engine"] = (0.48, 0.45, 0.499)
+    assert strength.w1_decision() is False
+    scores["w1-engine"] = (0.48, 0.45, 0.5)
+    assert strength.w1_decision() is True
 
 
 @pytest.mark.parametrize("decision, equal, peer, paired", [
@@ -356,7 +358,7 @@ def test_every_row_short_of_its_starts_records_the_agents_its_name_builds_today(
     import json
     strength = load_script("benchmarks/strength.py")
     queued, _ = strength.queue_rows(t1=True, p2=True, g3=False, c2=False, l1=False,
-                                    g4=False, s1=False, t1_applied=True, p2_applied=True)
+                                    g4=False, w1=False, t1_applied=True, p2_applied=True)
     assert "e1-server_ismcts" in queued
     for row in queued:
         a, b, *_ = strength.ROWS[row]

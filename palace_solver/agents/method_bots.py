@@ -335,10 +335,12 @@ class SearchBot(_Base):
     one 0) the bound is ``late_below`` (None: ``pickup_below`` throughout). Why: a game
     that has run that long is one nobody is finishing, and against sides that keep picking
     up it ends at a match's cap as a draw however far the engine leads
-    (benchmarks/RESULTS-strength.md, Late progress). ``many_below``: the bound while three
-    or more players are still in, throughout (None: as with two). Why: the two bounds were
-    chosen on two-player rows, where an even position's loss is 1/2, not 1/3
-    (RESULTS-strength.md, Progress with three players)."""
+    (benchmarks/RESULTS-strength.md, Late progress). ``nopick_below``: the bound while no
+    other player has taken the pile by choice in this game (with a play in hand), before
+    either of those (None: never). Why: the pickups the learned values rate a little higher
+    were learned from games where every side picks up for an edge; against sides that only
+    pick up when they must, giving them up gained where the bounds keep them
+    (RESULTS-strength.md, Progress against sides that never pick up by choice)."""
 
     name = "engine"
 
@@ -347,7 +349,7 @@ class SearchBot(_Base):
                  endgame: SearchConfig | None = None, use_history: bool = True,
                  pickup_margin: float = 0.0, pickup_below: float = 1.0,
                  late_from: int = 200, late_below: float | None = None,
-                 many_below: float | None = None):
+                 nopick_below: float | None = None):
         super().__init__(seed, draw_limit)
         if not 0.0 <= pickup_margin <= 0.25:
             raise ValueError(f"pickup_margin {pickup_margin} is outside [0, 0.25]")
@@ -355,15 +357,17 @@ class SearchBot(_Base):
             raise ValueError(f"pickup_below {pickup_below} is outside [0, 1]")
         if late_below is not None and not 0.0 <= late_below <= 1.0:
             raise ValueError(f"late_below {late_below} is outside [0, 1]")
-        if many_below is not None and not 0.0 <= many_below <= 1.0:
-            raise ValueError(f"many_below {many_below} is outside [0, 1]")
+        if nopick_below is not None and not 0.0 <= nopick_below <= 1.0:
+            raise ValueError(f"nopick_below {nopick_below} is outside [0, 1]")
         if late_from < 0:
             raise ValueError(f"late_from {late_from} is negative")
         self.config, self.seconds = config, seconds
         self.endgame, self.use_history = endgame, use_history
         self.pickup_margin, self.pickup_below = pickup_margin, pickup_below
         self.late_from, self.late_below = late_from, late_below
-        self.many_below = many_below
+        self.nopick_below = nopick_below
+        #: the tracker last scanned for pickups by choice, how far, and whether one was seen
+        self._picks = (None, 0, False)
         self.stats.update(nodes=0, depth=0)
         self._views: dict = {}
         #: the mover's mean loss for the move of the last searched decision (else None)
@@ -386,13 +390,33 @@ class SearchBot(_Base):
             out.append(hit[1:])
         return out
 
-    def pickup_bound(self, state: State | None = None) -> float:
-        """The pickup's loss up to which :func:`progress_pick` acts now: ``many_below``
-        while three or more players of ``state`` are still in; else ``late_below`` once
-        ``late_from`` decisions of the game have been played (the tracker's history holds
-        them and the position to move)."""
-        if self.many_below is not None and state is not None and len(state.active()) >= 3:
-            return self.many_below
+    def others_picked(self, me: int) -> bool:
+        """Whether a player other than ``me`` has taken the pile by choice in this game (the
+        tracker's history: a pickup from a position with a legal play). Each decision is
+        read once; a new tracker (a new game) starts again."""
+        tr = self.tracker
+        if tr is None:
+            return False
+        seen, at, picked = self._picks
+        if seen is not tr or at > len(tr.moves):
+            at, picked = 0, False
+        while not picked and at < len(tr.moves) and tr.moves[at] is not None:
+            past, mv = tr.history[at][0], tr.moves[at]
+            picked = (mv.kind == PICKUP and past.to_move != me
+                      and any(m.kind != PICKUP for m in past.legal_moves()))
+            at += 1
+        self._picks = (tr, at, picked)
+        return picked
+
+    def pickup_bound(self, me: int | None = None) -> float:
+        """The pickup's loss up to which :func:`progress_pick` acts now for seat ``me``:
+        ``nopick_below`` while no other player has taken the pile by choice
+        (:meth:`others_picked`); else ``late_below`` once ``late_from`` decisions of the
+        game have been played (the tracker's history holds them and the position to
+        move); else ``pickup_below``."""
+        if self.nopick_below is not None and me is not None and self.tracker is not None \
+                and not self.others_picked(me):
+            return self.nopick_below
         if self.late_below is not None and self.tracker is not None \
                 and len(self.tracker.history) > self.late_from:
             return self.late_below
@@ -418,7 +442,7 @@ class SearchBot(_Base):
         self.stats["depth"] += max(raw["depth"])
         self.stats["seconds"] += time.perf_counter() - t0
         move = _greedy_pick(state, progress_pick(vals, me, self.pickup_margin,
-                                                    self.pickup_bound(state)), me, rng)
+                                                    self.pickup_bound(me)), me, rng)
         self.last_figure = dict(vals)[move][me]
         return move
 
