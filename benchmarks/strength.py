@@ -651,8 +651,8 @@ DECISIONS = (
 def queue_rows(**given) -> tuple[list, str]:
     """The rows ``strength.py queue`` plays, in order, as the rules written before them
     decide (:data:`DECISIONS`), and why the list ends where it does. ``t1=``, ``p2=``,
-    ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``: a decision (True, False or None for not taken; by
-    default its rule on the rows' files); ``t1_applied=`` and so on: whether ``engine``
+    ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``: a decision (True, False or None for not
+    taken; by default its rule on the rows' files); ``t1_applied=`` and so on: whether ``engine``
     already is the adopted candidate. A decision that adopts a candidate stops the list
     until its change is in ``engine``: no row is begun with an engine its rule replaces."""
     unknown = set(given) - {k for d in DECISIONS for k in (d[0], f"{d[0]}_applied")}
