@@ -6,7 +6,7 @@ the draws come from).
 
 Each DIR holds the records of one pairing (``palace match engine B --record DIR``). Per
 pairing and seat name: games and how they ended, decisions a game, *voluntary* pickups
-(a pickup when another move was legal) per 100 of the seat's decisions in the draw phase
+(a pickup when a play was legal) per 100 of the seat's decisions in the draw phase
 and after it, the cards such a pickup took, the seat's mean hand size, and the share of
 the game played before the draw pile emptied. The records know every hand, so nothing here
 is estimated; the numbers describe these games only, the few starts of a quick look, not
@@ -19,8 +19,10 @@ provenance.
 reads instead a recorded strength row (``benchmarks/strength.py``, ``RECORDED``: each
 game's events and each move's figure): the same counts for its agents A and B, how its
 games ended, which side's move closed each repetition (a pickup or a play, voluntary or
-forced), and A's voluntary pickups by A's own figure for the pickup (its loss when it
-picks up: at most 0.33, 0.33-0.5, above 0.5), which is what ``pickup_below`` reads. The
+forced), A's voluntary pickups by A's own figure for the pickup (its loss when it
+picks up: at most 0.33, 0.33-0.5, above 0.5), which is what ``pickup_below`` reads, and
+when each side made its first voluntary pickup of a game, which is what
+``engine:nopick_below`` reads of the other side. The
 games of a row are those of its file so far; these are counts, not estimates.
 
     python benchmarks/draw_anatomy.py --row ROW --by-ending
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import sys
 from collections import Counter, deque
@@ -45,6 +48,13 @@ from palace_solver.game.moves import PICKUP
 from palace_solver.game.rules import Rules
 from palace_solver.review.replay import replay
 from palace_solver.review.run import load_records
+
+
+def _can_play(legal) -> bool:
+    """Whether the legal moves hold a play (or a flip): a pickup then is voluntary. A choice
+    among pickups alone (which face-up card goes to the hand with the pile) is not one;
+    before 2026-12-06 it counted as one (RESULTS-strength.md, rows w1-)."""
+    return any(m.kind != PICKUP for m in legal)
 
 
 def _seat_counts() -> dict:
@@ -68,7 +78,7 @@ def anatomy(records) -> dict:
             c["decisions"][phase] += 1
             me = d.truth.players[d.player]
             c["hand"] += me.hand_count
-            if d.move.kind == PICKUP and len(d.legal) > 1:
+            if d.move.kind == PICKUP and _can_play(d.legal):
                 c["voluntary"][phase] += 1
                 c["taken"] += len(d.truth.pile)
     games = sum(endings.values())
@@ -114,6 +124,9 @@ def row_anatomy(results, a_name: str, b_name: str, late: int | None = None) -> d
     late_bands = [{"decisions": 0, "voluntary": 0} for _ in BANDS]
     games = plies = before_empty = left = past_late = 0
     lengths, last_figures, last_hands = [], [], []
+    # per side, the decision of the game (the first 0) of each game's first voluntary
+    # pickup, None where it made none (what engine:nopick_below reads of the others)
+    firsts: dict = {name: [] for name in names}
     for gid, res in results:
         if "events" not in res:
             raise ValueError(f"game {gid} was played without its events")
@@ -123,6 +136,7 @@ def row_anatomy(results, a_name: str, b_name: str, late: int | None = None) -> d
         games += 1
         endings[res["reason"]] += 1
         last, mine, pile, n = None, [], 0, 0
+        first: dict = {}
         hands: deque = deque(maxlen=LAST)
         for state, move, fig, k in replay(game):
             n, pile = n + 1, state.draw_pile
@@ -133,11 +147,13 @@ def row_anatomy(results, a_name: str, b_name: str, late: int | None = None) -> d
             phase = 0 if state.draw_pile > 0 else 1
             c["decisions"][phase] += 1
             c["hand"] += sum(state.hands[me])
-            choice = len(state.legal_moves()) > 1
-            voluntary = move.kind == PICKUP and choice
+            legal = state.legal_moves()
+            choice = len(legal) > 1
+            voluntary = move.kind == PICKUP and _can_play(legal)
             if voluntary:
                 c["voluntary"][phase] += 1
                 c["taken"] += len(state.pile)
+                first.setdefault(side, n - 1)
             if me == seat_a and fig is not None:
                 mine.append(fig)
                 b = next(i for i, (lo, hi) in enumerate(BANDS) if fig <= hi)
@@ -148,10 +164,14 @@ def row_anatomy(results, a_name: str, b_name: str, late: int | None = None) -> d
                     late_bands[b]["voluntary"] += voluntary
             plies += 1
             before_empty += phase == 0
+            # a play is voluntary where another move was legal, a pickup where a play was
             last = (side, "pickup" if move.kind == PICKUP else "play",
-                    "voluntary" if choice else "forced")
+                    "voluntary" if (voluntary if move.kind == PICKUP else choice)
+                    else "forced")
         if res["reason"] == "repetition" and last is not None:
             closers[" ".join(last)] += 1
+        for name in names:
+            firsts[name].append(first.get(name))
         lengths.append(n)
         past_late += late is not None and n > late
         left += pile > 0
@@ -174,7 +194,8 @@ def row_anatomy(results, a_name: str, b_name: str, late: int | None = None) -> d
            "a_hand_larger_last": sum(a > b for a, b in last_hands),
            "share_before_empty": before_empty / plies if plies else 0.0,
            "repetitions_closed_by": dict(sorted(closers.items())),
-           "a_by_figure": [{"figure": list(band), **n} for band, n in zip(BANDS, bands)]}
+           "a_by_figure": [{"figure": list(band), **n} for band, n in zip(BANDS, bands)],
+           "first_voluntary": {name: _first_summary(f) for name, f in firsts.items()}}
     if late is not None:
         out["late"] = late
         out["games_past_late"] = past_late
@@ -182,6 +203,16 @@ def row_anatomy(results, a_name: str, b_name: str, late: int | None = None) -> d
                                    for band, n in zip(BANDS, late_bands)]
     out["seats"] = {name: _seat_summary(c) for name, c in sides.items()}
     return out
+
+
+def _first_summary(firsts: list) -> dict:
+    """Of each game's first voluntary pickup by one side (decision of the game, None for a
+    game without one): the median decision, the one by which 90% of the games with one had
+    made it, and the games without one."""
+    made = sorted(f for f in firsts if f is not None)
+    return {"games": len(firsts), "never": len(firsts) - len(made),
+            "median": statistics.median(made) if made else None,
+            "by_90": made[math.ceil(0.9 * len(made)) - 1] if made else None}
 
 
 def _row_parts(name: str, results, a: str, b: str, by_ending: bool,
@@ -211,7 +242,12 @@ def _row_text(row: str, a: dict) -> str:
                                                   a["repetitions_closed_by"].items()) or "-"),
              "A's voluntary pickups by its figure: " + ", ".join(
                  f"{b['figure'][0]:g}-{b['figure'][1]:g}: {b['voluntary']} of "
-                 f"{b['decisions']} decisions" for b in a["a_by_figure"])]
+                 f"{b['decisions']} decisions" for b in a["a_by_figure"]),
+             "first voluntary pickup, decision of the game (median; by it in 90% of the "
+             "games with one; games without one): " + ", ".join(
+                 f"{name} {f['median']:g}; {f['by_90']}; {f['never']} of {f['games']}"
+                 if f["median"] is not None else f"{name} none in {f['games']} games"
+                 for name, f in a["first_voluntary"].items())]
     if "late" in a:
         lines.append(f"from decision {a['late']} on ({a['games_past_late']} games ran that "
                      f"long): " + ", ".join(

@@ -104,6 +104,26 @@ def test_a_recorded_row_counts_as_the_records_of_the_same_games(tmp_path):
     assert all(m["decisions"] <= w["decisions"] and m["voluntary"] <= w["voluntary"]
                for m, w in zip(mid["a_by_figure_late"], whole["a_by_figure"]))
     assert {k: v for k, v in mid.items() if "late" not in k} == got
+    # each side's first voluntary pickup of a game, counted again from the replay: greedy
+    # never picks up with a play in hand
+    from palace_solver.game.moves import PICKUP
+    from palace_solver.game.rules import Rules
+    from palace_solver.learn.engine_games import replay
+    firsts = []
+    for gid, res in finished_results(path):
+        seat_a = int(gid.split("/")[1])
+        game = {"n": 2, "rules": Rules().to_json(), "events": res["events"],
+                "prefix": res["prefix"], "figures": res["figures"]}
+        firsts.append(next((i for i, (st, mv, _, _) in enumerate(replay(game))
+                            if st.to_move == seat_a and mv.kind == PICKUP
+                            and any(m.kind != PICKUP for m in st.legal_moves())), None))
+    made = sorted(f for f in firsts if f is not None)
+    first = got["first_voluntary"]
+    assert first["cheap (A)"]["never"] == firsts.count(None)
+    assert first["cheap (A)"]["median"] == (statistics.median(made) if made else None)
+    assert first["greedy (B)"] == {"games": 6, "never": 6, "median": None, "by_90": None}
+    assert bench._first_summary([None, 3, 1, 7, 2, 9, 4, 5, 8, 6, 10]) == {
+        "games": 11, "never": 1, "median": 5.5, "by_90": 9}
     plain = tmp_path / "plain.jsonl"
     run_match(cheap, "greedy", starts=1, seed=3, output=plain, progress=False)
     with pytest.raises(ValueError, match="without its events"):
