@@ -253,8 +253,9 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: p2 rows (``P2_AFTER_T1``), which may change ``engine`` again, then g3-engine and the c2
 #: rows (``C2_ROWS``), which may too, then (with the t1 candidate adopted, t1-noinfer
 #: first) the l1 rows (``L1_ROWS``), then g4-engine, and after their decisions these: the
-#: rows of the issue's marks (three players, the peers again, then b1-x4-engine, moved behind them
-#: before its first game for its cost: about 6.6 core-hours, the dearest single row, then
+#: rows of the issue's marks (three players, the peers again, then b1-x4-engine, moved
+#: behind them before its first game for its cost: about 6.6 core-hours planned, 9 as
+#: played, the dearest single row, then
 #: the inference ablation of generation 4's engine, then generation 4's hints), then the one
 #: that measures a candidate no rule can adopt any more. On 2026-12-06, before the first game
 #: of any of them, f1-server_ismcts moved behind t2-noinfer: its mark is met already
