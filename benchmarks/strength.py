@@ -710,10 +710,25 @@ def report(prefix: str = "", partial_scores: bool = False) -> str:
     return "\n".join(lines)
 
 
+def cpu_left(row: str) -> float | None:
+    """Core-hours the row's games still to play would take at the mean CPU time of its
+    games so far (both sides' seconds; None for a row with no game yet): a row's cost
+    is planned from an earlier row, and this says what its own games show."""
+    path = _file(row)
+    if not path.exists():
+        return None
+    secs = [res["a_seconds"] + res["b_seconds"] for _, res in finished_results(path)]
+    if not secs:
+        return None
+    left = ROWS[row][2] * ROWS[row][4] - len(secs)
+    return max(0, left) * (sum(secs) / len(secs)) / 3600
+
+
 def status() -> str:
     """The queue's rows in order (:func:`queue_rows`), each one's starts and games so far
-    and whether it is complete, playing next or waiting, then the rows planned after the
-    decision the list waits on, with why it waits; no score."""
+    and whether it is complete, playing next or waiting, with the core-hours left by its
+    own games' cost (:func:`cpu_left`), then the rows planned after the decision the list
+    waits on, with why it waits; no score."""
     rows, why = queue_rows()
     # the rows after the decision the list waits on, as if each decision not yet taken kept
     # engine as it is (an adoption changes what they measure, not which they are)
@@ -725,8 +740,9 @@ def status() -> str:
         starts, games = (0, 0) if s is None else (s["starts"], s["games"])
         state = ("complete" if _complete(row) else "next" if row == nxt
                  else "waiting" if row in rows else "planned")
+        left = None if state == "complete" else cpu_left(row)
         lines.append(f"{row:22s} {starts:4d}/{ROWS[row][4]:<4d} starts {games:5d} games  "
-                     f"{state}")
+                     f"{state}" + ("" if left is None else f"  ~{left:.1f} core-h left"))
     lines.append(f"the list waits after {rows[-1]}: {why}" if len(later) > len(rows)
                  else f"the list ends there: {why}")
     return "\n".join(lines)
@@ -756,7 +772,8 @@ def main(argv=None):
                     help="plan: run every row named --prefix in order, each to its starts; "
                     "queue: the planned rows in order, each to its starts, as far as the "
                     "rules' decisions name them (queue_rows); "
-                    "status: the queue's rows in order, their starts and games, no score; "
+                    "status: the queue's rows in order, their starts, games and "
+                    "core-hours left (by their own games' cost), no score; "
                     "report: the Progress tables (a row short of its starts without its "
                     "score); compare ROW ROW: the first's score minus the second's, paired "
                     "by start (complete rows)")

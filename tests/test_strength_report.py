@@ -450,6 +450,26 @@ def test_a_row_short_of_its_starts_shows_no_score_unless_asked(monkeypatch, caps
     assert "complete" in strength.status()
 
 
+def test_status_says_the_core_hours_a_row_has_left_by_its_own_games(tmp_path, monkeypatch):
+    import json
+    strength = load_script("benchmarks/strength.py")
+    monkeypatch.setattr(strength, "HERE", tmp_path)
+    monkeypatch.setattr(strength, "ROWS", {"x": ("engine", "greedy", 2, "full", 10),
+                                           "y": ("engine", "greedy", 3, "full", 10)})
+    assert strength.cpu_left("x") is None                    # no file yet
+    lines = [{"fingerprint": "f", "tasks": 20}]
+    lines += [{"id": f"{k}/0", "result": {"a_seconds": 30.0, "b_seconds": 6.0}}
+              for k in range(4)]
+    strength._file("x").write_text("\n".join(json.dumps(x) for x in lines) + "\n{\"id\"")
+    # 16 games left of 20 at the 36 s of the 4 played (a cut last line is not a game)
+    assert strength.cpu_left("x") == pytest.approx(16 * 36 / 3600)
+    strength._file("y").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    assert strength.cpu_left("y") == pytest.approx(26 * 36 / 3600)   # 30 games: 3 seatings
+    monkeypatch.setattr(strength, "queue_rows", lambda **kw: (["x"], "x decides"))
+    monkeypatch.setattr(strength, "DECISIONS", ())
+    assert strength.status().splitlines()[0].endswith("next  ~0.2 core-h left")
+
+
 def test_grow_carries_a_shorter_rows_games_and_leaves_another_batch_alone(tmp_path,
                                                                            monkeypatch):
     import json
