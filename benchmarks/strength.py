@@ -777,8 +777,10 @@ def main(argv=None):
                     "report: the Progress tables (a row short of its starts without its "
                     "score); compare ROW ROW: the first's score minus the second's, paired "
                     "by start (complete rows)")
-    ap.add_argument("row", nargs="?", choices=list(ROWS))
-    ap.add_argument("other", nargs="?", choices=list(ROWS), help="compare: the second row")
+    ap.add_argument("row", nargs="?", choices=list(ROWS), metavar="ROW",
+                    help="run, compare: a row (strength.py ROWS; status lists the queue's)")
+    ap.add_argument("other", nargs="?", choices=list(ROWS), metavar="OTHER",
+                    help="compare: the second row")
     ap.add_argument("--starts", type=int, default=None, help="starts (default: the row's)")
     ap.add_argument("--jobs", type=int, default=1, help="local processes")
     ap.add_argument("--prefix", default="", help="report, plan: the rows named so (g1-)")
