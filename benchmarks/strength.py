@@ -219,6 +219,11 @@ ROWS = {
     "w1-greedy": (W1, "greedy", 2, "full", 500),
     "w1-engine": (W1, GEN4, 2, "full", 500),
     "w1-greedy-3p": (W1, "greedy", 3, "full", 500),
+    # What seeing the others' hands is worth (RESULTS-strength.md, rows o1-): generation 4's
+    # engine given the true hands against itself, starts of seed 7; decides nothing: the most
+    # any inference could win, beside t2-noinfer's what it does win; size and place (after
+    # t3-noinfer-3p, before f1-server_ismcts) fixed before its first game.
+    "o1-engine": ("engine:sees_hands=1:weights=gen4:end_weights=gen4", GEN4, 2, "full", 500),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -234,7 +239,7 @@ RESPECIFIED = {"e1-server_ismcts": UNORDERED_BEFORE_L1}
 #: rows of different seeds share no start, so ``compare`` refuses to pair them.
 SEEDS = {"b1-x4-engine": 1, "f1-greedy": 2, "f1-det": 2, "f1-server_ismcts": 2,
          "f1-mos_uct": 2, "t2-noinfer": 3, "g4-hint-engine": 4, "t3-noinfer-3p": 5,
-         "w1-greedy": 2, "w1-engine": 6}
+         "w1-greedy": 2, "w1-engine": 6, "o1-engine": 7}
 
 
 def row_seed(row: str) -> int:
@@ -263,11 +268,12 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: games generation 5 waits for. The three-player ablation, planned the same day, comes
 #: after t2-noinfer: the rows after it measure marks met already. Then the w1 rows were
 #: planned, to decide after t2-noinfer (W1_AFTER) what engine is, before the rows after it,
-#: the three-player ablation first.
+#: the three-player ablation first, then o1-engine (what seeing the hands is worth, the
+#: bound of the ablations), before the rows of marks met already.
 P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
 AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "f1-greedy", "f1-det", "f1-mos_uct",
-                  "b1-x4-engine", "t2-noinfer", "t3-noinfer-3p", "f1-server_ismcts",
-                  "g4-hint-engine", "e1-server_ismcts")
+                  "b1-x4-engine", "t2-noinfer", "t3-noinfer-3p", "o1-engine",
+                  "f1-server_ismcts", "g4-hint-engine", "e1-server_ismcts")
 #: The rows of the c2 decision (contempt on the engine as the p2 and g3 decisions leave it),
 #: played after the g3 decision: c1-engine, planned earlier to decide nothing and not begun,
 #: decides with the new row.

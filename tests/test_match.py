@@ -243,6 +243,40 @@ def test_the_nopick_bound_holds_until_another_player_takes_the_pile_by_choice():
     assert agent.pickup_bound(0) == 0.9
 
 
+def test_sees_hands_searches_the_others_hands_as_they_are(monkeypatch):
+    # the measuring agent of the o1 rows: the search gets the true hands (nothing hidden in
+    # them, no inference), the face-down cards and the draw pile still unknown
+    import palace_solver.agents.method_bots as mb
+    seen = []
+    real = mb.decide
+
+    def spy(view, hidden, cfg, *a, **kw):
+        seen.append((view.to_state(), hidden, kw.get("observations")))
+        return real(view, hidden, cfg, *a, **kw)
+    monkeypatch.setattr(mb, "decide", spy)
+    s, tracker, _ = make_start("full", Rules(), 2, "sees")
+    rng = random.Random(0)
+    for spec in ("engine:nodes=2000:sees_hands=1", "engine:nodes=2000"):
+        agent = make_agent(spec)
+        agent.tracker = tracker
+        t = s.clone()
+        while agent.stats["searched"] == 0:
+            while t.is_chance():
+                t.apply(_sample(t, rng))
+            agent.choose(t, rng)
+            if agent.stats["searched"] == 0:
+                t.apply(GreedyBot().choose(t, rng))
+        view, hidden, _ = seen[-1]
+        other = 1 - t.to_move
+        if spec.endswith("sees_hands=1"):
+            assert hidden == [0, 0] and view.hands[other] == t.hands[other]
+            assert view.pool == t.pool and sum(t.pool) == t.draw_pile + sum(t.face_down)
+        else:
+            assert hidden[other] > 0 and view.hands[other] != t.hands[other]
+    with pytest.raises(AgentError, match="sees_hands"):
+        make_agent("engine:sees_hands=2")
+
+
 def test_engine_det_hands_over_to_det_when_the_draw_pile_is_empty():
     agent = make_agent("engine_det:nodes=2000", seed=1)
     for kind in ("full", "late"):

@@ -257,6 +257,15 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert strength.row_seed("w1-engine") not in {strength.row_seed(r) for r in
                                                   strength.ROWS if r != "w1-engine"}
     assert "w1-engine" in strength.RECORDED
+    # what seeing the hands is worth: the bound of both ablations, right after them, on
+    # starts of its own, not recorded (no player plays so: no data to learn from)
+    assert strength.ROWS["o1-engine"][1:] == (strength.GEN4, 2, "full", 500)
+    assert "sees_hands=1" in strength.ROWS["o1-engine"][0]
+    assert after.index("o1-engine") == after.index("t3-noinfer-3p") + 1 \
+        < after.index("f1-server_ismcts")
+    assert strength.row_seed("o1-engine") not in {strength.row_seed(r) for r in
+                                                  strength.ROWS if r != "o1-engine"}
+    assert "o1-engine" not in strength.RECORDED
     # the budget row, the dearest, after the rows of the other marks not yet met;
     # f1-server_ismcts, whose mark l1-server_ismcts met, after the rows generation 5 needs
     unmet = [r for r in after if r.startswith(("f1-", "g1-")) and r != "f1-server_ismcts"]

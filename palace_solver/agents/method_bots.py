@@ -340,7 +340,10 @@ class SearchBot(_Base):
     either of those (None: never). Why: the pickups the learned values rate a little higher
     were learned from games where every side picks up for an edge; against sides that only
     pick up when they must, giving them up gained where the bounds keep them
-    (RESULTS-strength.md, Progress against sides that never pick up by choice)."""
+    (RESULTS-strength.md, Progress against sides that never pick up by choice).
+    ``sees_hands``: the search is given the others' hands as they are (the face-down cards
+    and the draw pile stay hidden), an agent no player can be: what knowing the hands is
+    worth, the most any inference of them could win (RESULTS-strength.md, rows o1-)."""
 
     name = "engine"
 
@@ -349,7 +352,7 @@ class SearchBot(_Base):
                  endgame: SearchConfig | None = None, use_history: bool = True,
                  pickup_margin: float = 0.0, pickup_below: float = 1.0,
                  late_from: int = 200, late_below: float | None = None,
-                 nopick_below: float | None = None):
+                 nopick_below: float | None = None, sees_hands: bool = False):
         super().__init__(seed, draw_limit)
         if not 0.0 <= pickup_margin <= 0.25:
             raise ValueError(f"pickup_margin {pickup_margin} is outside [0, 0.25]")
@@ -365,7 +368,7 @@ class SearchBot(_Base):
         self.endgame, self.use_history = endgame, use_history
         self.pickup_margin, self.pickup_below = pickup_margin, pickup_below
         self.late_from, self.late_below = late_from, late_below
-        self.nopick_below = nopick_below
+        self.nopick_below, self.sees_hands = nopick_below, sees_hands
         #: the tracker last scanned for pickups by choice, how far, and whether one was seen
         self._picks = (None, 0, False)
         self.stats.update(nodes=0, depth=0)
@@ -386,7 +389,8 @@ class SearchBot(_Base):
                 continue
             hit = self._views.get((id(past), me))
             if hit is None or hit[0] is not past:
-                hit = self._views[(id(past), me)] = (past, *state_view(past, me, known))
+                hit = self._views[(id(past), me)] = (
+                    past, *state_view(past, me, past.hands if self.sees_hands else known))
             out.append(hit[1:])
         return out
 
@@ -427,11 +431,15 @@ class SearchBot(_Base):
         if m is not None:
             return m
         t0 = time.perf_counter()
-        me, view, hidden = seat_view(state, self.tracker)
+        if self.sees_hands:
+            me = state.to_move
+            view, hidden = state_view(state, me, state.hands)
+        else:
+            me, view, hidden = seat_view(state, self.tracker)
         cfg = self.endgame if self.endgame is not None and state.draw_pile == 0 \
             else self.config
         obs = observations(state, me, self.tracker, views=self._views) \
-            if cfg.infer and self.use_history else None
+            if cfg.infer and self.use_history and not self.sees_hands else None
         raw = decide(view, hidden, cfg,
                      (self.seed * 1_000_003 + self.stats["decisions"]), self.seconds,
                      history=self.history_views(state, me), observations=obs)

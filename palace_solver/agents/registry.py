@@ -47,7 +47,8 @@ plays the best move everywhere, as before the p2 rows); from the game's 200th de
 that bound is 0.5 (since the l1 rows; ``late_from`` another decision,
 ``engine:late_below=none`` keeps 0.33 throughout, as before them);
 ``engine:nopick_below=1`` makes the bound 1 while no other player has taken the pile by
-choice in the game),
+choice in the game; ``engine:sees_hands=1`` searches with the others' hands as they are,
+a measuring agent no player can be),
 ``os_ismcts:sims=100``,
 ``det:samples=16``, ``ismcts:iterations=400``, ``rollout:seconds=2``, ``hint:seconds=1``,
 ``server_ismcts:sims=1000:c=0.7:grow=1``, ``mos_uct:nodes=513:c=2:cap=1000:policy=robust``.
@@ -185,7 +186,7 @@ def _scaled(cfg, budget):
 
 def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1,
             pickup_margin=PICKUP_MARGIN, pickup_below=PICKUP_BELOW, late_from=LATE_FROM,
-            late_below=LATE_BELOW, nopick_below=None, **kw):
+            late_below=LATE_BELOW, nopick_below=None, sees_hands=0, **kw):
     if end not in ("deep", "flat"):
         raise TypeError(f"end={end!r}: deep or flat")
     if history not in (0, 1, None):           # (None: "history=off")
@@ -199,6 +200,8 @@ def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1
         late_below = _number("late_below", late_below)
     if nopick_below is not None:
         nopick_below = _number("nopick_below", nopick_below)
+    if sees_hands not in (0, 1):
+        raise TypeError(f"sees_hands={sees_hands!r}: 0 or 1")
     endgame = ENGINE_END if end == "deep" else None
     end_kw = {k[4:]: kw.pop(k) for k in list(kw) if k.startswith("end_")}
     if end_kw and endgame is None:
@@ -210,7 +213,7 @@ def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1
                      seconds=seconds, endgame=endgame and _scaled(endgame, budget),
                      use_history=bool(history), pickup_margin=pickup_margin,
                      pickup_below=pickup_below, late_from=late_from, late_below=late_below,
-                     nopick_below=nopick_below)
+                     nopick_below=nopick_below, sees_hands=bool(sees_hands))
 
 
 def _engine1(seed, draw_limit=None, seconds=None, **kw):
