@@ -5,13 +5,14 @@ the draws come from).
     python benchmarks/draw_anatomy.py DIR [DIR ...] [--json] [--out FILE]
 
 Each DIR holds the records of one pairing (``palace match engine B --record DIR``). Per
-pairing and seat name: games and how they ended, decisions a game, *voluntary* pickups
-(a pickup when a play was legal) per 100 of the seat's decisions in the draw phase
-and after it, the cards such a pickup took, the seat's mean hand size, and the share of
-the game played before the draw pile emptied. The records know every hand, so nothing here
-is estimated; the numbers describe these games only, the few starts of a quick look, not
-the rows' 1,000 games. With ``--out FILE`` the table is also written as JSON with its
-provenance.
+pairing and seat name: games and how they ended, decisions a game, *voluntary* pickups (a
+pickup when a play was legal, ``game.moves.pickup_by_choice``; before 2026-12-06 a choice
+among pickups alone counted too, RESULTS-strength.md, rows w1-) per 100 of the seat's
+decisions in the draw phase and after it, the cards such a pickup took, the seat's mean
+hand size, and the share of the game played before the draw pile emptied. The records know
+every hand, so nothing here is estimated; the numbers describe these games only, the few
+starts of a quick look, not the rows' 1,000 games. With ``--out FILE`` the table is also
+written as JSON with its provenance.
 
     python benchmarks/draw_anatomy.py --row ROW [--row ROW ...] [--json]
     python benchmarks/draw_anatomy.py --match FILE      # palace match --record D --output FILE
@@ -44,17 +45,10 @@ from pathlib import Path
 
 import provenance
 
-from palace_solver.game.moves import PICKUP
+from palace_solver.game.moves import PICKUP, pickup_by_choice
 from palace_solver.game.rules import Rules
 from palace_solver.review.replay import replay
 from palace_solver.review.run import load_records
-
-
-def _can_play(legal) -> bool:
-    """Whether the legal moves hold a play (or a flip): a pickup then is voluntary. A choice
-    among pickups alone (which face-up card goes to the hand with the pile) is not one;
-    before 2026-12-06 it counted as one (RESULTS-strength.md, rows w1-)."""
-    return any(m.kind != PICKUP for m in legal)
 
 
 def _seat_counts() -> dict:
@@ -78,7 +72,7 @@ def anatomy(records) -> dict:
             c["decisions"][phase] += 1
             me = d.truth.players[d.player]
             c["hand"] += me.hand_count
-            if d.move.kind == PICKUP and _can_play(d.legal):
+            if pickup_by_choice(d.move, d.legal):
                 c["voluntary"][phase] += 1
                 c["taken"] += len(d.truth.pile)
     games = sum(endings.values())
@@ -149,7 +143,7 @@ def row_anatomy(results, a_name: str, b_name: str, late: int | None = None) -> d
             c["hand"] += sum(state.hands[me])
             legal = state.legal_moves()
             choice = len(legal) > 1
-            voluntary = move.kind == PICKUP and _can_play(legal)
+            voluntary = pickup_by_choice(move, legal)
             if voluntary:
                 c["voluntary"][phase] += 1
                 c["taken"] += len(state.pile)
@@ -238,7 +232,7 @@ def _row_text(row: str, a: dict) -> str:
              + ("-" if a["last_hands"][0] is None else
                 f"{a['last_hands'][0]:.1f}, B {a['last_hands'][1]:.1f} (A's the larger in "
                 f"{a['a_hand_larger_last']} games)"),
-             f"repetitions closed by: " + (", ".join(f"{k} {v}" for k, v in
+             "repetitions closed by: " + (", ".join(f"{k} {v}" for k, v in
                                                   a["repetitions_closed_by"].items()) or "-"),
              "A's voluntary pickups by its figure: " + ", ".join(
                  f"{b['figure'][0]:g}-{b['figure'][1]:g}: {b['voluntary']} of "
@@ -290,8 +284,8 @@ def main(argv=None) -> int:
         ap.error("name directories of records, --row ROW or --match FILE")
     rec = provenance.record()
     rows = {Path(d).name: anatomy(load_records(d)) for d in args.dirs}
+    from palace_solver.jobs.batch import finished_results
     if args.row:
-        from palace_solver.jobs.batch import finished_results
         from strength import ROWS, _file    # benchmarks/strength.py
         for row in args.row:
             if row not in ROWS or not _file(row).exists():
@@ -303,7 +297,6 @@ def main(argv=None) -> int:
             except ValueError as e:
                 ap.error(f"{row}: {e}")
     for f in args.match:
-        from palace_solver.jobs.batch import finished_results
         if not Path(f).is_file():
             ap.error(f"no file {f}")
         try:

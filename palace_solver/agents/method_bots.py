@@ -38,7 +38,7 @@ import random
 import time
 
 from ..game.cards import NRANK, RANKS
-from ..game.moves import PICKUP, Move
+from ..game.moves import PICKUP, Move, pickup_by_choice
 from ..game.position import Position
 from ..game.state import PLAY_PHASE, State
 from ..sample.drawsearch import ENGINE, SearchConfig, decide, move_means, state_view
@@ -406,8 +406,7 @@ class SearchBot(_Base):
             at, picked = 0, False
         while not picked and at < len(tr.moves) and tr.moves[at] is not None:
             past, mv = tr.history[at][0], tr.moves[at]
-            picked = (mv.kind == PICKUP and past.to_move != me
-                      and any(m.kind != PICKUP for m in past.legal_moves()))
+            picked = past.to_move != me and pickup_by_choice(mv, past.legal_moves())
             at += 1
         self._picks = (tr, at, picked)
         return picked

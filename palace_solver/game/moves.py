@@ -100,3 +100,10 @@ class Move:
         except CardError as e:
             raise InvalidMoveError(f"invalid move {text!r}: {e}") from None
         raise InvalidMoveError(f"invalid move {text!r}")
+
+
+def pickup_by_choice(move: Move, legal) -> bool:
+    """Whether ``move`` takes the pile while ``legal`` (the position's legal moves) holds a
+    play or a flip: a choice among pickups alone (which face-up card goes along) is forced.
+    What the strength benchmark's draw counts and ``engine:nopick_below`` both read."""
+    return move.kind == PICKUP and any(m.kind != PICKUP for m in legal)
