@@ -215,7 +215,8 @@ ROWS = {
     # candidate against greedy on f1-greedy's starts (paired by start with it), then, only if
     # it gains there, against generation 4's engine (starts of seed 6, recorded); once
     # adopted, against two greedy on g1-greedy-3p's starts (paired with it); starts, rule and
-    # place (after t2-noinfer, before t3-noinfer-3p) fixed before the first game.
+    # place (after t2-noinfer, before t3-noinfer-3p; moved before t2-noinfer before any game
+    # of either) fixed before the first game.
     "w1-greedy": (W1, "greedy", 2, "full", 500),
     "w1-engine": (W1, GEN4, 2, "full", 500),
     "w1-greedy-3p": (W1, "greedy", 3, "full", 500),
@@ -267,8 +268,8 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: (l1-server_ismcts), while b1-x4-engine and t2-noinfer can still move a mark and hold the
 #: games generation 5 waits for. The three-player ablation, planned the same day, comes
 #: after t2-noinfer: the rows after it measure marks met already. Then the w1 rows were
-#: planned, to decide after t2-noinfer (W1_AFTER) what engine is, before the rows after it,
-#: the three-player ablation first, then o1-engine (what seeing the hands is worth, the
+#: planned, to decide after b1-x4-engine (W1_AFTER; first planned after t2-noinfer) what
+#: engine is, before the rows after it, the two-player then the three-player ablation, then o1-engine (what seeing the hands is worth, the
 #: bound of the ablations), before the rows of marks met already.
 P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
 AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "f1-greedy", "f1-det", "f1-mos_uct",
@@ -281,10 +282,12 @@ C2_ROWS = ("c2-server_ismcts", "c1-engine")
 #: The rows of the l1 decision (late progress on the engine the c2 decision left), played
 #: after t1-noinfer, which was begun before them, and before the rows measuring ``engine``.
 L1_ROWS = ("l1-engine", "l1-server_ismcts")
-#: The w1 rows are played after this row of AFTER_DECISION: the rows before it first (the
-#: games generation 5 waits for), the rows after it once the w1 decision is taken (with an
-#: adopted candidate, w1-greedy-3p first).
-W1_AFTER = "t2-noinfer"
+#: The w1 rows are played after this row of AFTER_DECISION: the rows before it first, the
+#: rows after it once the w1 decision is taken (with an adopted candidate, w1-greedy-3p
+#: first). Planned after t2-noinfer; on 2026-12-06, before any game of t2-noinfer or of a
+#: w1 row, moved before t2-noinfer: w1-greedy costs about 1 core-hour against t2-noinfer's
+#: 8, and the ablation then measures engine as the w1 decision leaves it.
+W1_AFTER = "b1-x4-engine"
 
 #: Rows whose games keep their events (every chance outcome and move, and each move's
 #: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from

@@ -245,10 +245,11 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
                                   l1=True, l1_applied=True, g4=True, g4_applied=True, w1=False)
     assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 + ["g4-engine"] \
         + after[:k] + ["w1-greedy"] + after[k:]
-    # the w1 rows: after the rows generation 5 waits for, before the three-player ablation,
-    # which measures engine as their decision leaves it; the peer rows paired by start with
-    # f1-greedy and g1-greedy-3p, the other on starts of its own, all with generation 4
-    assert strength.W1_AFTER == "t2-noinfer" and after[k] == "t3-noinfer-3p"
+    # the w1 rows: after the budget row, before both ablations, which measure engine as
+    # their decision leaves it; the peer rows paired by start with f1-greedy and
+    # g1-greedy-3p, the other on starts of its own, all with generation 4
+    assert strength.W1_AFTER == "b1-x4-engine" and after[k:k + 2] == ["t2-noinfer",
+                                                                      "t3-noinfer-3p"]
     assert strength.ROWS["w1-greedy"] == (strength.W1, "greedy", 2, "full", 500)
     assert strength.ROWS["w1-engine"] == (strength.W1, strength.GEN4, 2, "full", 500)
     assert strength.ROWS["w1-greedy-3p"] == (strength.W1, "greedy", 3, "full", 500)
