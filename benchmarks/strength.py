@@ -220,6 +220,15 @@ ROWS = {
     "w1-greedy": (W1, "greedy", 2, "full", 500),
     "w1-engine": (W1, GEN4, 2, "full", 500),
     "w1-greedy-3p": (W1, "greedy", 3, "full", 500),
+    # Only if the w1 rows adopt their candidate (RESULTS-strength.md, rows w2-): engine as
+    # that decision leaves it, on starts no choice has seen, against greedy (w1-greedy chose
+    # the candidate, so its score carries that choice; seed 8) and against two engine1 (the
+    # three-player mark met by engine before the change; seed 9, recorded: three-player
+    # games of engines for a later generation); starts, place (w2-greedy after
+    # w1-greedy-3p, w2-engine1-3p before f1-server_ismcts) and purpose fixed on 2026-12-06,
+    # before any game of a w1 row.
+    "w2-greedy": ("engine", "greedy", 2, "full", 500),
+    "w2-engine1-3p": ("engine", "engine1", 3, "full", 500),
     # What seeing the others' hands is worth (RESULTS-strength.md, rows o1-): generation 4's
     # engine given the true hands against itself, starts of seed 7; decides nothing: the most
     # any inference could win, beside t2-noinfer's what it does win; size and place (after
@@ -240,7 +249,8 @@ RESPECIFIED = {"e1-server_ismcts": UNORDERED_BEFORE_L1}
 #: rows of different seeds share no start, so ``compare`` refuses to pair them.
 SEEDS = {"b1-x4-engine": 1, "f1-greedy": 2, "f1-det": 2, "f1-server_ismcts": 2,
          "f1-mos_uct": 2, "t2-noinfer": 3, "g4-hint-engine": 4, "t3-noinfer-3p": 5,
-         "w1-greedy": 2, "w1-engine": 6, "o1-engine": 7}
+         "w1-greedy": 2, "w1-engine": 6, "o1-engine": 7, "w2-greedy": 8,
+         "w2-engine1-3p": 9}
 
 
 def row_seed(row: str) -> int:
@@ -288,6 +298,11 @@ L1_ROWS = ("l1-engine", "l1-server_ismcts")
 #: w1 row, moved before t2-noinfer: w1-greedy costs about 1 core-hour against t2-noinfer's
 #: 8, and the ablation then measures engine as the w1 decision leaves it.
 W1_AFTER = "b1-x4-engine"
+#: Played only once the w1 rows have adopted their candidate and engine is it: these right
+#: after the w1 rows, w2-engine1-3p (a mark met before the change, the dearer row) just
+#: before W2_BEFORE.
+W1_ADOPTED = ("w1-greedy-3p", "w2-greedy")
+W2_BEFORE = "f1-server_ismcts"
 
 #: Rows whose games keep their events (every chance outcome and move, and each move's
 #: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from
@@ -298,7 +313,7 @@ W1_AFTER = "b1-x4-engine"
 RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p2-engine",
                       "p2-server_ismcts", "g3-engine", "f1-server_ismcts", "f1-mos_uct",
                       "c2-server_ismcts", "l1-engine", "l1-server_ismcts", "g4-engine",
-                      "t2-noinfer", "t3-noinfer-3p", "w1-engine"})
+                      "t2-noinfer", "t3-noinfer-3p", "w1-engine", "w2-engine1-3p"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
@@ -678,9 +693,11 @@ def queue_rows(**given) -> tuple[list, str]:
         applied = given.get(f"{name}_applied", _ASK)
         if decided and not (in_engine() if applied is _ASK else applied):
             return rows, change
+    rest = [r for r in AFTER_DECISION if r not in rows]
     if taken["w1"]:
-        rows.append("w1-greedy-3p")
-    rows += [r for r in AFTER_DECISION if r not in rows]
+        rows += W1_ADOPTED
+        rest.insert(rest.index(W2_BEFORE), "w2-engine1-3p")
+    rows += rest
     return rows, "every planned row"
 
 

@@ -235,7 +235,10 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert rows == base + after[:k] + ["w1-greedy", "w1-engine"] and "nopick_below" in why
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
                                   w1=True, w1_applied=True)
-    assert rows == base + after[:k] + ["w1-greedy", "w1-engine", "w1-greedy-3p"] + after[k:]
+    rest = after[k:]
+    rest.insert(rest.index("f1-server_ismcts"), "w2-engine1-3p")
+    assert rows == base + after[:k] + ["w1-greedy", "w1-engine", "w1-greedy-3p",
+                                       "w2-greedy"] + rest
     strength.w1_gains = lambda: False
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
                                   w1=False)
@@ -258,6 +261,14 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert strength.row_seed("w1-engine") not in {strength.row_seed(r) for r in
                                                   strength.ROWS if r != "w1-engine"}
     assert "w1-engine" in strength.RECORDED
+    # with an adopted candidate, engine again on starts no choice has seen: against greedy
+    # (w1-greedy chose it) and against two engine1 (recorded), each on a seed of its own
+    assert strength.ROWS["w2-greedy"] == ("engine", "greedy", 2, "full", 500)
+    assert strength.ROWS["w2-engine1-3p"] == ("engine", "engine1", 3, "full", 500)
+    assert "w2-engine1-3p" in strength.RECORDED and "w2-greedy" not in strength.RECORDED
+    for row in ("w2-greedy", "w2-engine1-3p"):
+        assert strength.row_seed(row) not in {strength.row_seed(r) for r in strength.ROWS
+                                              if r != row}
     # what seeing the hands is worth: the bound of both ablations, right after them, on
     # starts of its own, not recorded (no player plays so: no data to learn from)
     assert strength.ROWS["o1-engine"][1:] == (strength.GEN4, 2, "full", 500)
