@@ -150,7 +150,9 @@ def row_anatomy(results, a_name: str, b_name: str, late: int | None = None) -> d
                 first.setdefault(side, n - 1)
             if me == seat_a and fig is not None:
                 mine.append(fig)
-                b = next(i for i, (lo, hi) in enumerate(BANDS) if fig <= hi)
+                # the last band closed above: records played before 2026-12-06's
+                # clamp hold a few figures an ulp past 1 (palace_solver.solve.results.probability)
+                b = next((i for i, (lo, hi) in enumerate(BANDS) if fig <= hi), len(BANDS) - 1)
                 bands[b]["decisions"] += 1
                 bands[b]["voluntary"] += voluntary
                 if late is not None and k >= late:

@@ -279,8 +279,9 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: games generation 5 waits for. The three-player ablation, planned the same day, comes
 #: after t2-noinfer: the rows after it measure marks met already. Then the w1 rows were
 #: planned, to decide after b1-x4-engine (W1_AFTER; first planned after t2-noinfer) what
-#: engine is, before the rows after it, the two-player then the three-player ablation, then o1-engine (what seeing the hands is worth, the
-#: bound of the ablations), before the rows of marks met already.
+#: engine is, before the rows after it, the two-player then the three-player ablation,
+#: then o1-engine (what seeing the hands is worth, the bound of the ablations), before the
+#: rows of marks met already.
 P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
 AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "f1-greedy", "f1-det", "f1-mos_uct",
                   "b1-x4-engine", "t2-noinfer", "t3-noinfer-3p", "o1-engine",

@@ -129,6 +129,21 @@ def test_a_recorded_row_counts_as_the_records_of_the_same_games(tmp_path):
     with pytest.raises(ValueError, match="without its events"):
         bench.row_anatomy(finished_results(plain), "cheap", "greedy")
 
+    # a figure an ulp past 1 (records played before the analyses' clamp hold a few) counts
+    # in the top band, as 1 does
+    import copy
+
+    def figures_at(x):
+        out = []
+        for gid, res in finished_results(path):
+            res = copy.deepcopy(res)
+            res["figures"] = [[p, None if f is None else x, d] for p, f, d in res["figures"]]
+            out.append((gid, res))
+        return out
+    past, one = (bench.row_anatomy(figures_at(x), "cheap", "greedy")["a_by_figure"]
+                 for x in (1.0 + 2.0 ** -52, 1.0))
+    assert past == one and one[-1]["decisions"] == sum(b["decisions"] for b in one) > 0
+
 
 def test_a_row_not_recorded_or_unknown_is_refused(capsys):
     bench = load_script("benchmarks/draw_anatomy.py")

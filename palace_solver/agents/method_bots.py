@@ -45,6 +45,7 @@ from ..sample.drawsearch import ENGINE, SearchConfig, decide, move_means, state_
 from ..sample.ismcts import analyze_ismcts
 from ..sample.policies import GreedyBot
 from ..solve.engine import compiled
+from ..solve.results import probability
 
 __all__ = ["DetBot", "HandTracker", "IsmctsBot", "METHOD_BOTS", "OBSERVED", "SearchBot",
            "observations", "progress_pick", "view_position"]
@@ -450,7 +451,8 @@ class SearchBot(_Base):
         self.stats["seconds"] += time.perf_counter() - t0
         move = _greedy_pick(state, progress_pick(vals, me, self.pickup_margin,
                                                     self.pickup_bound(me)), me, rng)
-        self.last_figure = dict(vals)[move][me]
+        # the record's figure (results.probability), not what the choice above compared
+        self.last_figure = probability(dict(vals)[move][me])
         return move
 
 

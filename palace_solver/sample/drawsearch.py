@@ -436,6 +436,10 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
     obs = observations_of(pos, observations) if observations and cfg.infer else None
     raw = decide(view, hidden, cfg, seed, time_budget, each, history=past, observations=obs)
     seconds = time.perf_counter() - t0
+    # each deal's figures into [0, 1] (results.probability: a certain loss can come out an
+    # ulp past 1), before their means, intervals and the map read them; NaN (a move some
+    # deals lack) stays NaN
+    raw["values"] = np.clip(raw["values"], 0.0, 1.0)
     k = raw["values"].shape[0]
     if progress is not None:
         progress(k, cfg.determinizations)

@@ -22,6 +22,14 @@ def check_exact(s: State) -> None:
         raise NotExactError(f"not an exact-mode position: {s.draw_pile} cards in the draw pile")
 
 
+def probability(x):
+    """``x`` brought back into [0, 1]. The compiled searches value a chance node as the sum
+    of each outcome's probability times its value, in floating point: a loss certain in
+    every outcome can come out 1 + 2**-52 and its complement -2**-52, which POSITION.md's
+    figures may not be (and which the calibration maps would take for estimates)."""
+    return 0.0 if x < 0 else 1.0 if x > 1 else x
+
+
 @dataclass
 class MoveValue:
     move: Move
@@ -31,6 +39,9 @@ class MoveValue:
     #: a depth-limited search: whether the move's figure is proven (every line under it
     #: ended) or an estimate at the horizon; None where the question does not arise
     resolved: bool | None = None
+
+    def __post_init__(self):
+        self.loss = [probability(x) for x in self.loss]
 
 
 @dataclass
