@@ -57,6 +57,11 @@ def test_a_map_is_increasing_on_estimates_and_keeps_certain_figures():
         assert all(0.0 < v < 1.0 for v in f)
         assert all(u < v for u, v in zip(f, f[1:]))
         assert [m.mover_loss(x, k) for x in CERTAIN] == list(CERTAIN)
+        # a chance node's floating-point sum leaves a certain draw a few ulps off 1/2
+        # (seen: 0.49999999999999994 in the fallback of gen1-calib-after-0000's game 263)
+        for x in (0.5 - 2.0 ** -54, 0.5 + 2.0 ** -53, 1.0 - 2.0 ** -53, 2.0 ** -60):
+            assert m.mover_loss(x, k) == x
+        assert m.mover_loss(0.5 + 1e-9, k) != 0.5 + 1e-9
 
 
 def test_a_certain_draw_keeps_its_figure_and_the_moves_follow_the_figures(monkeypatch,

@@ -54,11 +54,16 @@ EPS = 1e-3
 #: to a position of the game's history): the search calls them certain, and a map fitted to
 #: estimates has nothing to say of them (it would make a certain draw 51%)
 CERTAIN = (0.0, 0.5, 1.0)
+#: how far from one of CERTAIN a figure is still that figure: the compiled searches value a
+#: chance node as a floating-point sum of probabilities times values, so a draw in every
+#: outcome can come out 0.49999999999999994 (solve.results.probability brings 0 and 1 back
+#: into range, not 1/2)
+CERTAIN_TOL = 1e-12
 
 
 def certain(x: float) -> bool:
-    """Whether the map keeps figure ``x`` (:data:`CERTAIN`)."""
-    return float(x) in CERTAIN
+    """Whether the map keeps figure ``x`` (:data:`CERTAIN`, to :data:`CERTAIN_TOL`)."""
+    return any(abs(float(x) - c) <= CERTAIN_TOL for c in CERTAIN)
 
 
 def band(draw_pile: int) -> str:
