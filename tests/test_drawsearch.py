@@ -41,7 +41,7 @@ from palace_solver.sample.drawsearch import (
 from palace_solver.sample.policies import GreedyBot
 from palace_solver.sample.sampler import deal_probability
 from palace_solver.solve.engine import compiled
-from palace_solver.solve.results import MoveValue, probability
+from palace_solver.solve.results import Analysis, MoveValue, probability
 
 E = compiled()
 RECORDS = Path(__file__).parent / "data" / "records"
@@ -453,6 +453,7 @@ def test_a_loss_certain_in_every_outcome_stays_certain_in_the_search():
 def test_every_move_figure_is_a_probability():
     m = MoveValue(PICKUP, [1.0 + 2.0 ** -52, -(2.0 ** -52)])
     assert m.loss == [1.0, 0.0]
+    assert Analysis("exact", 0, [1.0 + 2.0 ** -52, -(2.0 ** -52)], [m]).loss == [1.0, 0.0]
     assert MoveValue(PICKUP, [Fraction(1, 3), Fraction(2, 3)]).loss == [Fraction(1, 3),
                                                                        Fraction(2, 3)]
     assert probability(0.25) == 0.25 and probability(-1e-300) == 0.0

@@ -58,6 +58,9 @@ class Analysis:
     #: the solved graph (compiled ExactGraph), kept for --line and --tree; not serialized
     graph: object = field(default=None, repr=False, compare=False)
 
+    def __post_init__(self):
+        self.loss = [probability(x) for x in self.loss]
+
     @property
     def best_move(self) -> Move | None:
         return self.moves[0].move if self.moves else None
