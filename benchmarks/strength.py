@@ -670,7 +670,9 @@ DECISIONS = (
      lambda: w1_decision(), lambda: _w1_in_engine(),
      "the w1 rows decide what engine is",
      "the w1 rows adopted progress against sides that never pick up by choice: make "
-     "nopick_below=1 engine's default (palace_solver/agents/registry.py), then queue again"),
+     "nopick_below=1 engine's default (palace_solver/agents/registry.py), pin "
+     "nopick_below=none in the agents of rows begun before it (UNORDERED_AS_BEGUN, "
+     "RESPECIFIED), then queue again"),
 )
 
 
