@@ -32,6 +32,11 @@ bound by its nodes alone (no time budget), so that the load of the machine, whic
 strength rows share, cannot cut it short: on a core of its own these searches stay well
 inside the hints' 2 s (docs/learning.md), so the figures are the 2 s analysis's; each row
 keeps the search's ``seconds``.
+``--bound nodes`` bounds the search of ``after`` by its nodes alone in the same way (exact
+mode keeps its 2 s), for runs beside the strength rows.
+RUN may be ``row:ROW``, the recorded games of a strength row (``strength.py``'s
+``RECORDED``; ``generations.py row_games``): game ``start + 100000 * seat``, ``--first`` and
+``--games`` counting starts, every seating of each (files ``row-ROW-WHICH-FFFF.jsonl``).
 One batch task a game, resumable, games F .. F+N-1 of the run in
 ``benchmarks/results/calibration/RUN-WHICH-FFFF.jsonl`` (a run's games arrive over hours:
 one file per block of games, and ``report`` reads them all). The tasks name the
@@ -43,8 +48,8 @@ in ``RUN-WHICH-Np-FFFF.jsonl``: their figures come through no map (none was ever
 three or more players) and are measured against a constant 1/N.
 
 ``report`` prints, per tenth of the figure (deciles of [0, 1]), the count, the mean figure,
-the mean outcome and their difference; the bias (mean figure minus mean outcome) overall and while the draw
-pile holds cards or not; and the Brier skill against a constant 1/n (n players), each
+the mean outcome and their difference; the bias (mean figure minus mean outcome) overall
+and while the draw pile holds cards or not; and the Brier skill against a constant 1/n (n players), each
 with a 95% interval by bootstrap over games; ``--raw`` the search's figures before the
 calibration map (``palace_solver/sample/calibration.py``); ``--over BASE``: the decisions of
 the BASE files, each one that the first files hold taken from them instead (a ``--weights``
@@ -93,7 +98,7 @@ from palace_solver.sample.stats import group_bootstrap, group_sums, percentile_c
 from palace_solver.solve.solver import solve_exact  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generations import games_file  # noqa: E402
+from generations import ROW_RUN, SEAT_STRIDE, finished_games, games_file  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results" / "calibration"
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,13 +108,14 @@ SECONDS = 2.0
 UNORDERED = HINT.with_(ordered=False, chance_width=2)
 
 
-def figure(pos, history, which: str, weights: str = ""
+def figure(pos, history, which: str, weights: str = "", bound: str = "time"
            ) -> tuple[dict, str, dict | None, set, float] | None:
     """Each legal move's loss figure for the mover, the method that gave them, the
     search's figures before the calibration map (None without one), the moves whose
     figure a depth-limited fallback proved (exact, not an estimate), and the analysis's
     seconds; None where ``which`` (and ``weights``) does not analyse the position
-    (``unordered`` once the draw pile is empty, ``weights`` in exact mode)."""
+    (``unordered`` once the draw pile is empty, ``weights`` in exact mode). ``bound``:
+    ``nodes`` searches ``after``'s search positions by their node budget alone."""
     if weights:
         if which != "after":
             raise ValueError("--weights measures the analyses as they ship ('after') "
@@ -129,6 +135,8 @@ def figure(pos, history, which: str, weights: str = ""
     elif which == "before":   # the depth-limited fallback with the card count, as it was
         a = solve_exact(pos.to_state(), time_budget=SECONDS, history=exact_history(pos, history),
                         horizon=("cardcount", ""))
+    elif bound == "nodes" and not is_exact_mode(pos):
+        a = analyze(pos, seed=0, history=history)
     else:
         a = analyze(pos, time_budget=SECONDS, seed=0, history=history)
     cal = a.stats.get("calibration")
@@ -148,12 +156,24 @@ def analysis_digest(which: str, weights: str = "") -> str:
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
+_GAMES: dict = {}
+
+
+def _games_of(file: str) -> dict:
+    """The finished games of a run's file or of ``row:ROW``, read once a process (a task a
+    game would read the file again for each)."""
+    if file not in _GAMES:
+        _GAMES.clear()
+        _GAMES[file] = dict(finished_games(file) if file.startswith(ROW_RUN)
+                            else read_games(file))
+    return _GAMES[file]
+
+
 def calib_task(task: dict) -> dict:
     """One game's kept decisions: figure of the move played, outcome, draw pile, method."""
-    (game,) = [g for g in read_games(task["file"]) if g[0] == task["game"]] or [(None, None)]
-    if game[1] is None:
+    rec = _games_of(task["file"]).get(task["game"])
+    if rec is None:
         raise ValueError(f"game {task['game']} is not in {task['file']}")
-    rec = game[1]
     rng = random.Random(f"calib-{task['game']}")
     weights = task.get("weights", "")
     rows = []
@@ -168,7 +188,8 @@ def calib_task(task: dict) -> dict:
             continue
         me = state.to_move
         pos = view_position(state, me, tracker).validate()
-        got = figure(pos, history_positions(state, me, tracker), task["which"], weights)
+        got = figure(pos, history_positions(state, me, tracker), task["which"], weights,
+                     task.get("bound", "time"))
         if got is None:
             continue
         figs, method, raw, proved, seconds = got
@@ -178,14 +199,19 @@ def calib_task(task: dict) -> dict:
                      # (a fallback keeps no raw figure for a move it proved)
                      **({"raw": raw[str(move)]} if raw and str(move) in raw else {}),
                      **({"proved": str(move) in proved} if method == "depth_limited" else {}),
-                     **({"seconds": seconds} if weights else {})})
+                     **({"seconds": seconds} if weights or "bound" in task else {})})
     return {"game": task["game"], "rows": rows}
 
 
 def run(args) -> None:
-    path = games_file(args.run)
-    have = dict(read_games(path))
-    games = list(range(args.first, args.first + args.games))
+    if args.run.startswith(ROW_RUN):
+        path, have = args.run, dict(finished_games(args.run))
+        games = [s + SEAT_STRIDE * seat for s in range(args.first, args.first + args.games)
+                 for seat in range(args.players)]
+    else:
+        path = games_file(args.run)
+        have = dict(read_games(path))
+        games = list(range(args.first, args.first + args.games))
     missing = [g for g in games if g not in have]
     if missing:
         raise SystemExit(f"{path}: games {missing[:5]}... are not finished yet")
@@ -200,6 +226,11 @@ def run(args) -> None:
         if args.which != "after":
             raise SystemExit("--weights: only with --which after")
         extra["weights"] = args.weights
+    if args.bound != "time":
+        if args.which != "after" or args.weights:
+            raise SystemExit("--bound nodes: only with --which after, without --weights "
+                             "(which is bound by its nodes already)")
+        extra["bound"] = args.bound
     # the configurations analysed are part of every task, so that a file written by other
     # ones (an engine since changed) is refused, not resumed as if it were this run's
     tasks = [{"id": g, "game": g, "file": str(path), "which": args.which, "keep": args.keep,
@@ -207,7 +238,7 @@ def run(args) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     which = f"{args.which}-{args.weights}" if args.weights else args.which
     name = args.label or (which if args.players == 2 else f"{which}-{args.players}p")
-    out = OUT / f"{args.run}-{name}-{args.first:04d}.jsonl"
+    out = OUT / f"{args.run.replace(':', '-')}-{name}-{args.first:04d}.jsonl"
     try:
         run_batch(calib_task, tasks, jobs=args.jobs, output=out, progress=True,
                   label="calibration games")
@@ -418,8 +449,10 @@ def main(argv=None) -> int:
     r = sub.add_parser("run")
     r.add_argument("run")
     r.add_argument("--which", choices=("before", "after", "unordered"), required=True)
-    r.add_argument("--first", type=int, default=0, help="the run's first game number")
-    r.add_argument("--games", type=int, default=50, help="games from --first (one file)")
+    r.add_argument("--first", type=int, default=0, help="the run's first game number "
+                   "(row:ROW: its first start)")
+    r.add_argument("--games", type=int, default=50, help="games from --first (one file; "
+                   "row:ROW: starts, each in every seating)")
     r.add_argument("--keep", type=float, default=0.12)
     r.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 5),
                    help="the games of this many players (the decisions while all are in; "
@@ -430,6 +463,10 @@ def main(argv=None) -> int:
     r.add_argument("--weights", default="", help="with --which after: the search with this "
                    "network and policy model (gen4), on the search's decisions only; the "
                    "file is RUN-after-GEN-FIRST.jsonl")
+    r.add_argument("--bound", choices=("time", "nodes"), default="time",
+                   help="with --which after: 'nodes' bounds the search by its nodes alone, "
+                        "not the hints' 2 s (exact mode keeps them), so that a machine's "
+                        "load does not cut it short")
     p = sub.add_parser("report")
     p.add_argument("files", nargs="+")
     p.add_argument("--json", action="store_true")

@@ -442,7 +442,7 @@ def test_a_move_the_fallback_proved_keeps_no_raw_figure(tmp_path, monkeypatch):
                      + json.dumps({"id": 0, "result": rec}) + "\n")
     played = {}
 
-    def proved_but_one(pos, history, which, weights=""):
+    def proved_but_one(pos, history, which, weights="", bound="time"):
         moves = played["legal"]
         other = next(m for m in moves if m != played["move"])
         return ({m: 0.5 for m in moves}, "depth_limited", {other: 0.4}, {played["move"]}, 0.0)
@@ -470,3 +470,57 @@ def test_a_run_laid_over_another_replaces_the_decisions_both_hold_and_keeps_the_
                                            (1, {"k": 1, "figure": 0.1})]
     # a decision only the laid run holds is not added: the base says which are measured
     assert calib.laid_over([(2, {"k": 3, "figure": 0.5})], base) == base
+
+
+class _Figures(dict):
+    """Every move's figure 0.25: what calib_task reads of an analysis."""
+
+    def __missing__(self, key):
+        return 0.25
+
+    def values(self):
+        return [0.25]
+
+
+def test_a_recorded_rows_games_are_measured_as_a_runs_are(monkeypatch):
+    # row:ROW reads the row's recorded games: game start + 100000 * seat, the outcome the
+    # row recorded for the mover, every decision with a choice kept at keep 1
+    from palace_solver.learn.engine_games import replay_tracked
+    calib = load_script("benchmarks/calibration.py")
+    seen = []
+    monkeypatch.setattr(calib, "figure", lambda pos, history, which, weights, bound: (
+        seen.append((pos.draw_pile, bound)) or (_Figures(), "search", None, set(), 0.1)))
+    games = dict(calib.finished_games("row:g4-engine"))
+    game = 3 + calib.SEAT_STRIDE * 1
+    rec = games[game]
+    line = [json.loads(x) for x in (ROOT / "benchmarks/results/strength/g4-engine.jsonl")
+            .read_text().splitlines()[1:]]
+    (played,) = [x["result"] for x in line if x["id"] == "3/1"]
+    assert rec["loss"] == played["loss"] and rec["events"] == played["events"]
+    task = {"id": game, "game": game, "file": "row:g4-engine", "which": "after", "keep": 1.0,
+            "bound": "nodes"}
+    out = calib.calib_task(task)
+    choices = [(s, mv) for s, mv, _, _, _ in replay_tracked(rec) if len(s.legal_moves()) > 1]
+    assert len(out["rows"]) == len(choices) == len(seen) > 0
+    assert {b for _, b in seen} == {"nodes"}
+    assert all(r["outcome"] == rec["loss"][s.to_move] and r["figure"] == 0.25
+               and r["draw"] == s.draw_pile and "seconds" in r
+               for r, (s, _) in zip(out["rows"], choices))
+    with pytest.raises(ValueError, match="not in"):
+        calib.calib_task({**task, "game": 10**9})
+
+
+def test_the_node_bound_searches_without_the_time_budget_and_leaves_exact_mode(monkeypatch):
+    calib = load_script("benchmarks/calibration.py")
+    asked = []
+    # (each analysis itself cut short: only what figure() asks of analyze is looked at)
+    monkeypatch.setattr(calib, "analyze", lambda pos, **kw: asked.append(kw) or analysis.analyze(
+        pos, **{**kw, "time_budget": 0.05, "nodes": 2000}))
+    pos = from_text("standard | me: 4 9 Q / A K 8 / 3 ; bob: ?3 / 2 J 6 / 3 | pile 3 5 "
+                    "| draw 32 | to_move 0")
+    calib.figure(pos, [], "after", bound="nodes")
+    assert "time_budget" not in asked[-1]
+    calib.figure(pos, [], "after")
+    assert asked[-1]["time_budget"] == calib.SECONDS
+    calib.figure(from_text(BIG), [], "after", bound="nodes")      # exact mode: its 2 s
+    assert asked[-1]["time_budget"] == calib.SECONDS
