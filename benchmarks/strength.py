@@ -68,7 +68,9 @@ LEADING = "engine:pickup_margin=0.05:pickup_below=0.33"
 #: ``engine`` (as the t1 and p2 decisions leave it) with generation 3's network and policy
 #: model in both phases (docs/learning.md, Generation 3): RESULTS-strength.md's g3 row
 GEN3 = "engine:weights=gen3:end_weights=gen3"
-#: generation 4's network and policy model (docs/learning.md, Generation 4)
+#: generation 4's network and policy model (docs/learning.md, Generation 4); in the w1 rows,
+#: played before the w1 decision, the engine that kept its near pickups until another side
+#: took the pile by choice (``nopick_below=none`` now)
 GEN4 = "engine:weights=gen4:end_weights=gen4"
 #: ``engine`` dealing the others' hands uniformly over the unseen cards: the ablation of the
 #: inference (the t2 row of RESULTS-strength.md, Generation 4)
@@ -86,7 +88,8 @@ W1 = "engine:nopick_below=1:weights=gen4:end_weights=gen4"
 UNORDERED_BEFORE_C2 = (UNORDERED + ":infer_temp=1:end_infer_temp=1:weights=gen1"
                        ":end_weights=gen1:pickup_margin=0:pickup_below=1")
 UNORDERED_BEFORE_L1 = UNORDERED_BEFORE_C2 + ":contempt=0:end_contempt=0"
-UNORDERED_AS_BEGUN = UNORDERED_BEFORE_L1 + ":late_below=none"
+UNORDERED_BEFORE_W1 = UNORDERED_BEFORE_L1 + ":late_below=none"
+UNORDERED_AS_BEGUN = UNORDERED_BEFORE_W1 + ":nopick_below=none"
 
 #: row -> (A, B, players, kind, starts asked)
 ROWS = {
@@ -241,9 +244,11 @@ ROWS = {
 #: changed option pinned; :func:`respecify` moves their file to it once the recorded budget
 #: and a game played again show that it is the same agent.
 #: (e1-server_ismcts was moved from UNORDERED to UNORDERED_BEFORE_C2 after the p2 decision,
-#: from it to UNORDERED_BEFORE_L1 after the c2 decision made contempt engine's default, and
-#: from that to UNORDERED_AS_BEGUN after the l1 decision made the late bound engine's)
-RESPECIFIED = {"e1-server_ismcts": UNORDERED_BEFORE_L1}
+#: from it to UNORDERED_BEFORE_L1 after the c2 decision made contempt engine's default, from
+#: that to UNORDERED_BEFORE_W1 after the l1 decision made the late bound engine's, and to
+#: UNORDERED_AS_BEGUN after the w1 decision made the bound while no other player has taken
+#: the pile by choice engine's)
+RESPECIFIED = {"e1-server_ismcts": UNORDERED_BEFORE_W1}
 
 #: The seed of a row's starts where it is not 0 (every row before b1-x4-engine has 0):
 #: rows of different seeds share no start, so ``compare`` refuses to pair them.

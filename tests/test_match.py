@@ -209,12 +209,14 @@ def test_the_late_bound_takes_over_once_the_game_has_run_late_from_decisions():
 
 def test_the_nopick_bound_holds_until_another_player_takes_the_pile_by_choice():
     # engine:nopick_below=X: the bound X until another seat picks up with a play in hand;
-    # its own pickups and forced ones do not count; unset (engine's default), nothing changes
-    assert make_agent("engine").nopick_below is None
+    # its own pickups and forced ones do not count; engine's bound 1 since the w1 rows,
+    # nopick_below=none the engine before them
+    assert make_agent("engine").nopick_below == 1.0
+    assert make_agent("engine:nopick_below=none").nopick_below is None
     with pytest.raises(ValueError, match="nopick_below"):
         make_agent("engine:nopick_below=1.5")
     agent = make_agent("engine:nodes=2000:nopick_below=0.9")
-    plain = make_agent("engine:nodes=2000")
+    plain = make_agent("engine:nodes=2000:nopick_below=none")
     s, tracker, _ = make_start("full", Rules(), 2, "nopick")
     agent.tracker = plain.tracker = tracker
     rng = random.Random(0)

@@ -83,6 +83,9 @@ def test_a_pickup_margin_is_recorded_only_where_it_is_set():
     assert strength.agent_budget("engine")["engine.late"] == [200, 0.5]
     for old in ("engine:late_below=none", strength.UNORDERED_AS_BEGUN):
         assert not any(k.endswith(".late") for k in strength.agent_budget(old))
+    # the row begun before the w1 decision pins the engine it was begun with
+    assert strength.make_agent(strength.UNORDERED_AS_BEGUN).nopick_below is None
+    assert strength.UNORDERED_AS_BEGUN.startswith(strength.RESPECIFIED["e1-server_ismcts"])
 
 
 def test_the_queue_names_rows_once_and_keeps_each_plans_order():

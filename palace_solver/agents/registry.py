@@ -46,9 +46,9 @@ phases, where the pickup's loss is at most 0.33 (``engine:pickup_margin=0:pickup
 plays the best move everywhere, as before the p2 rows); from the game's 200th decision on
 that bound is 0.5 (since the l1 rows; ``late_from`` another decision,
 ``engine:late_below=none`` keeps 0.33 throughout, as before them);
-``engine:nopick_below=1`` makes the bound 1 while no other player has taken the pile by
-choice in the game; ``engine:sees_hands=1`` searches with the others' hands as they are,
-a measuring agent no player can be),
+the bound is 1 while no other player has taken the pile by choice in the game (since the
+w1 rows; ``engine:nopick_below=none`` as before them); ``engine:sees_hands=1`` searches
+with the others' hands as they are, a measuring agent no player can be),
 ``os_ismcts:sims=100``,
 ``det:samples=16``, ``ismcts:iterations=400``, ``rollout:seconds=2``, ``hint:seconds=1``,
 ``server_ismcts:sims=1000:c=0.7:grow=1``, ``mos_uct:nodes=513:c=2:cap=1000:policy=robust``.
@@ -169,6 +169,11 @@ CONTEMPT = 0.1
 #: (benchmarks/RESULTS-strength.md, Late progress); ``engine:late_below=none`` is the engine
 #: before them.
 LATE_FROM, LATE_BELOW = 200, 0.5
+#: ``engine``'s bound for giving up a near pickup while no other player has taken the pile by
+#: choice in the game (None: the bounds above from the start). Adopted by the w1 rows' rule
+#: (benchmarks/RESULTS-strength.md, Progress against sides that never pick up by choice);
+#: ``engine:nopick_below=none`` is the engine before them.
+NOPICK_BELOW = 1.0
 
 
 def _number(name: str, v, integer: bool = False):
@@ -186,7 +191,7 @@ def _scaled(cfg, budget):
 
 def _engine(seed, draw_limit=None, seconds=None, end="deep", history=1, budget=1,
             pickup_margin=PICKUP_MARGIN, pickup_below=PICKUP_BELOW, late_from=LATE_FROM,
-            late_below=LATE_BELOW, nopick_below=None, sees_hands=0, **kw):
+            late_below=LATE_BELOW, nopick_below=NOPICK_BELOW, sees_hands=0, **kw):
     if end not in ("deep", "flat"):
         raise TypeError(f"end={end!r}: deep or flat")
     if history not in (0, 1, None):           # (None: "history=off")
