@@ -524,3 +524,15 @@ def test_the_node_bound_searches_without_the_time_budget_and_leaves_exact_mode(m
     assert asked[-1]["time_budget"] == calib.SECONDS
     calib.figure(from_text(BIG), [], "after", bound="nodes")      # exact mode: its 2 s
     assert asked[-1]["time_budget"] == calib.SECONDS
+
+
+def test_a_rows_games_never_share_a_number_with_a_runs(tmp_path):
+    # pooled in one report, game 3 of a self-play run and start 3 of a row are two games
+    from palace_solver.jobs.batch import run_batch
+    from palace_solver.learn.calibration import ROW_GAMES, read_rows
+    row = {"k": 0, "draw": 5, "figure": 0.5, "outcome": 1.0, "method": "search", "n": 2}
+    files = [tmp_path / "gen1-calib-after-0000.jsonl", tmp_path / "row-x-after-0000.jsonl"]
+    for f in files:
+        run_batch(lambda t: {"game": t["game"], "rows": [row]}, [{"id": 3, "game": 3}],
+                  output=f, progress=False)
+    assert [g for g, _ in read_rows(files)] == [3, 3 + ROW_GAMES]

@@ -6,6 +6,8 @@ search's figure before a map, where one was applied).
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from ..jobs.batch import finished_results
@@ -37,11 +39,20 @@ def fit_band(x, y, iters: int = 50) -> tuple[float, float]:
     return float(w[0]), float(w[1])
 
 
+#: Added to the game numbers of a strength row's calibration files (``row-ROW-...``, whose
+#: games are numbered ``start + 100000 * seat``), so that pooled with a self-play run's
+#: files (games 0, 1, ...) no two games share a number: the intervals resample games.
+ROW_GAMES = 10**6
+
+
 def read_rows(files) -> list[tuple[int, dict]]:
     """``(game, row)`` for the decisions in the files of ``benchmarks/calibration.py run``
-    (batch files: a header line, then one finished game a line; a torn line is skipped)."""
-    return [(res["game"], r) for f in files for _, res in finished_results(f)
-            for r in res["rows"]]
+    (batch files: a header line, then one finished game a line; a torn line is skipped).
+    A strength row's files (named ``row-...``) have their games moved past
+    :data:`ROW_GAMES`; files of two different rows are not to be read together (their
+    numbers would meet)."""
+    return [(res["game"] + (ROW_GAMES if Path(f).name.startswith("row-") else 0), r)
+            for f in files for _, res in finished_results(f) for r in res["rows"]]
 
 
 #: the bands a map fits by default: the search's (a map of the fallback's figures as well
