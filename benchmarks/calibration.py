@@ -420,7 +420,11 @@ def report(args) -> None:
     if args.over:
         rows = laid_over(rows, load_rows(args.over))
     s = summary(rows)
-    print(f"{s['games']} games")
+    methods = {}
+    for _, r in rows:
+        methods[r["method"]] = methods.get(r["method"], 0) + 1
+    print(f"{s['games']} games; decisions by method: "
+          + ", ".join(f"{m} {c}" for m, c in sorted(methods.items())))
     print("| decile | count | mean figure | mean outcome | bias [95% CI] |\n|---|---|---|---|---|")
     for d in s["deciles"]:
         mf = "-" if d["mean_figure"] is None else f"{d['mean_figure']:.3f}"
