@@ -49,8 +49,9 @@ three or more players) and are measured against a constant 1/N.
 
 ``report`` prints, per tenth of the figure (deciles of [0, 1]), the count, the mean figure,
 the mean outcome and their difference; the bias (mean figure minus mean outcome) overall
-and while the draw pile holds cards or not; and the Brier skill against a constant 1/n (n players), each
-with a 95% interval by bootstrap over games; ``--raw`` the search's figures before the
+and while the draw pile holds cards or not; and the Brier skill against a constant 1/n
+(n players), each with a 95% interval by bootstrap over games; the decisions by method;
+``--raw`` the search's figures before the
 calibration map (``palace_solver/sample/calibration.py``); ``--over BASE``: the decisions of
 the BASE files, each one that the first files hold taken from them instead (a ``--weights``
 run laid over the ``after`` run it measured a part of again).
@@ -75,6 +76,7 @@ for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
 import argparse  # noqa: E402
+from collections import Counter  # noqa: E402
 import hashlib  # noqa: E402
 import json  # noqa: E402
 import random  # noqa: E402
@@ -420,9 +422,7 @@ def report(args) -> None:
     if args.over:
         rows = laid_over(rows, load_rows(args.over))
     s = summary(rows)
-    methods = {}
-    for _, r in rows:
-        methods[r["method"]] = methods.get(r["method"], 0) + 1
+    methods = Counter(r["method"] for _, r in rows)
     print(f"{s['games']} games; decisions by method: "
           + ", ".join(f"{m} {c}" for m, c in sorted(methods.items())))
     print("| decile | count | mean figure | mean outcome | bias [95% CI] |\n|---|---|---|---|---|")
