@@ -101,6 +101,15 @@ def games_digest(games) -> str:
                            digest_size=8).hexdigest()
 
 
+#: How far a refit's weights may lie from the shipped ones (absolute, each weight): the
+#: OpenBLAS kernel picked for a processor rounds differently and the fit carries that on
+#: (generation 3, fitted on an Intel Xeon, refitted on an AMD EPYC: up to 0.053 with the
+#: kernel picked there, 1.2e-4 with the Haswell kernel that benchmarks/generations.py now
+#: holds to); another training seed moves its first layer by up to 1.3, its last layers by
+#: 0.006 to 0.009 (tests/test_generations.py).
+REBUILD_ATOL = 1e-3
+
+
 def fit_generation(gen: int, recipe: dict, runs: dict, progress=None) -> dict:
     """Generation ``gen``'s weights from its recipe and ``runs`` (run name -> that run's
     finished ``(number, record)`` games in order): ``{"weights", "policy", "meta",
