@@ -106,7 +106,7 @@ def games_digest(games) -> str:
 #: (generation 3, fitted on an Intel Xeon, refitted on an AMD EPYC: up to 0.053 with the
 #: kernel picked there, 1.2e-4 with the Haswell kernel that benchmarks/generations.py now
 #: holds to); another training seed moves its first layer by up to 1.3, its last layers by
-#: 0.006 to 0.009 (tests/test_generations.py).
+#: 0.006 to 0.009 (measured 2026-12-07; docs/learning.md, Rebuilding on another processor).
 REBUILD_ATOL = 1e-3
 
 
