@@ -76,7 +76,9 @@ def _refit(gen: int, out: Path) -> None:
     if platform.machine() in ("x86_64", "AMD64"):
         env["OPENBLAS_CORETYPE"] = "Haswell"
     code = _REFIT.format(tests=str(Path(__file__).resolve().parent), gen=gen, out=str(out))
-    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    # (run from the output's folder: from the checkout, ``-c`` would import the uncompiled
+    # source tree before the installed package)
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=out.parent)
 
 
 @pytest.mark.parametrize("gen", sorted(set(RECIPES) - HEAVY))
