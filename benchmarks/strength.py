@@ -326,7 +326,7 @@ RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p
 BEFORE_GEN1 = {row for row in ROWS
                if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-", "t1-",
                                         "p2-", "b1-", "g3-", "f1-", "c2-", "l1-",
-                                        "g4-", "t2-"))}
+                                        "g4-", "t2-", "t3-", "o1-", "w1-", "w2-"))}
 
 
 def _file(row):

@@ -520,3 +520,12 @@ def test_grow_carries_a_shorter_rows_games_and_leaves_another_batch_alone(tmp_pa
     before = path.read_text()
     strength.grow("x", 3)
     assert path.read_text() == before
+
+
+def test_only_the_rows_played_before_generation_1_name_engine_engine1():
+    # a row planned since names engine as it is (w2-greedy was first reported as engine1)
+    strength = load_script("benchmarks/strength.py")
+    for row in ("w2-greedy", "w2-engine1-3p", "t3-noinfer-3p", "o1-engine", "t2-noinfer",
+                "f1-greedy", "g1-greedy"):
+        assert row not in strength.BEFORE_GEN1, row
+    assert {"engine-greedy", "hint-engine"} <= strength.BEFORE_GEN1
