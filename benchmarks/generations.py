@@ -50,12 +50,13 @@ from __future__ import annotations
 import os
 import platform
 
-for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_v, "1")
-# one OpenBLAS kernel on every x86-64 host, so that a fit here rebuilds on another processor
-# (generation.REBUILD_ATOL); set before numpy loads it
-if platform.machine() in ("x86_64", "AMD64"):
-    os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
+#: One thread, and one OpenBLAS kernel on every x86-64 host, so that a fit here rebuilds on
+#: another processor (generation.REBUILD_ATOL); set before numpy loads it
+HELD_BLAS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+             **({"OPENBLAS_CORETYPE": "Haswell"}
+                if platform.machine() in ("x86_64", "AMD64") else {})}
+for _k, _v in HELD_BLAS.items():
+    os.environ.setdefault(_k, _v)
 
 import argparse  # noqa: E402
 import sys  # noqa: E402

@@ -69,12 +69,9 @@ save_generation(fit_generation({gen}, RECIPES[{gen}], _runs(RECIPES[{gen}])), {o
 
 def _refit(gen: int, out: Path) -> None:
     import os
-    import platform
     import subprocess
     import sys
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-    if platform.machine() in ("x86_64", "AMD64"):
-        env["OPENBLAS_CORETYPE"] = "Haswell"
+    env = {**os.environ, **_generations_script().HELD_BLAS}
     code = _REFIT.format(tests=str(Path(__file__).resolve().parent), gen=gen, out=str(out))
     # (run from the output's folder: from the checkout, ``-c`` would import the uncompiled
     # source tree before the installed package)
