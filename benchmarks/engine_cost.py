@@ -32,12 +32,14 @@ from generations import games_file  # noqa: E402
 from strength import agent_budget  # noqa: E402
 
 
-def positions(count: int, every: int = 10, run: str = "gen0-calib", first: int = 0):
-    """(state, tracker) of decisions with a choice from the run's games from ``first`` on,
-    the draw phase and the endgame in the proportions the games have them."""
+def positions(count: int, every: int = 10, run: str = "gen0-calib", first: int = 0,
+              players: int | None = None):
+    """(state, tracker) of decisions with a choice from the run's games from ``first`` on
+    (of ``players`` players only, when given), the draw phase and the endgame in the
+    proportions the games have them."""
     out = []
     for g, game in read_games(games_file(run)):
-        if g < first:
+        if g < first or players is not None and game["n"] != players:
             continue
         for state, _, _, k, tracker in replay_tracked(game):
             if k % every == 0 and len(state.legal_moves()) > 1:
@@ -78,13 +80,15 @@ def main(argv=None) -> int:
     ap.add_argument("--positions", type=int, default=60)
     ap.add_argument("--run", default="gen0-calib", help="the self-play run the positions are from")
     ap.add_argument("--first", type=int, default=0, help="its first game used")
+    ap.add_argument("--players", type=int, default=None,
+                    help="only the run's games of this many players (default: all)")
     ap.add_argument("--out", default="engine-cost.json")
     ap.add_argument("--repeat", type=int, default=1,
                     help="decide each position this many times, keep the least CPU time "
                          "(the load here inflates single timings)")
     args = ap.parse_args(argv)
     rec = provenance.record()
-    pos = positions(args.positions, run=args.run, first=args.first)
+    pos = positions(args.positions, run=args.run, first=args.first, players=args.players)
     res = {"a": {"draw": [], "end": []}, "b": {"draw": [], "end": []}}
     for i, (state, tracker) in enumerate(pos):
         phase = "draw" if state.draw_pile > 0 else "end"
@@ -100,6 +104,8 @@ def main(argv=None) -> int:
     out = {"a": args.a, "b": args.b, "repeat": args.repeat,
            "agents": [agent_budget(args.a), agent_budget(args.b)], "positions": len(pos),
            "run": args.run, "first_game": args.first, "phases": {}}
+    if args.players is not None:
+        out["players"] = args.players
     for phase in ("draw", "end"):
         sa, sb = summary(res["a"][phase]), summary(res["b"][phase])
         out["phases"][phase] = {"a": sa, "b": sb,

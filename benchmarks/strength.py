@@ -82,6 +82,11 @@ LATE = "engine:late_below=0.5"
 #: to the best play wherever it is (RESULTS-strength.md, Progress against sides that never
 #: pick up by choice); generation 4's network pinned, as in the rows it is paired with
 W1 = "engine:nopick_below=1:weights=gen4:end_weights=gen4"
+#: the n1 candidate: with three or more players, each deal searched on the mover's own loss
+#: against the others as one side (SearchConfig.paranoid), in both phases; generation 4's
+#: network pinned, as in the rows it is paired with (RESULTS-strength.md, Three players: the
+#: paranoid search). Two-player games are the same as engine's.
+N1 = "engine:paranoid=1:end_paranoid=1:weights=gen4:end_weights=gen4"
 #: UNORDERED as e1-server_ismcts was begun with it: every option a decision has changed in
 #: ``engine`` since (the t1 and p2 rows, contempt by the c2 rows) pinned to its value then,
 #: so that the name builds the agent that played the row's first games
@@ -237,6 +242,17 @@ ROWS = {
     # any inference could win, beside t2-noinfer's what it does win; size and place (after
     # t3-noinfer-3p, before f1-server_ismcts) fixed before its first game.
     "o1-engine": ("engine:sees_hands=1:weights=gen4:end_weights=gen4", GEN4, 2, "full", 500),
+    # Three players: the paranoid search (RESULTS-strength.md, rows n1-): the candidate
+    # against two greedy on g1-greedy-3p's starts (paired by start with w1-greedy-3p, which
+    # played engine as it is on them), then, only if it gains there, against two of
+    # generation 4's engine (200 starts of seed 10, recorded; equal agents score 2/3); and,
+    # only if the rule adopts it, engine as that leaves it against two greedy on starts no
+    # choice has seen (seed 11). Starts, rule and place (n1-greedy-3p, then t2-noinfer's
+    # rest, then n1-engine-3p, before the rows with three players measuring engine) fixed
+    # on 2026-12-07 before the first game of any.
+    "n1-greedy-3p": (N1, "greedy", 3, "full", 500),
+    "n1-engine-3p": (N1, GEN4, 3, "full", 200),
+    "n2-greedy-3p": ("engine", "greedy", 3, "full", 500),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -255,7 +271,7 @@ RESPECIFIED = {"e1-server_ismcts": UNORDERED_BEFORE_W1}
 SEEDS = {"b1-x4-engine": 1, "f1-greedy": 2, "f1-det": 2, "f1-server_ismcts": 2,
          "f1-mos_uct": 2, "t2-noinfer": 3, "g4-hint-engine": 4, "t3-noinfer-3p": 5,
          "w1-greedy": 2, "w1-engine": 6, "o1-engine": 7, "w2-greedy": 8,
-         "w2-engine1-3p": 9}
+         "w2-engine1-3p": 9, "n1-engine-3p": 10, "n2-greedy-3p": 11}
 
 
 def row_seed(row: str) -> int:
@@ -309,6 +325,16 @@ W1_AFTER = "b1-x4-engine"
 #: before W2_BEFORE.
 W1_ADOPTED = ("w1-greedy-3p", "w2-greedy")
 W2_BEFORE = "f1-server_ismcts"
+#: The rows of the n1 decision (the paranoid search with three players), after the w1
+#: rows: n1-greedy-3p (about 2 core-hours) first, then the rest of t2-noinfer (two players:
+#: the candidate plays them as engine does, and the games generation 5 waits for come
+#: next), then n1-engine-3p only if n1-greedy-3p gained; the rows with three players that
+#: measure engine (t3-noinfer-3p, w2-engine1-3p) wait for the decision. With the candidate
+#: adopted, N1_ADOPTED right after them.
+N1_ROWS = ("n1-greedy-3p", "t2-noinfer")
+N1_ADOPTED = ("n2-greedy-3p",)
+#: A side's score when every seat plays alike, with three players (1 - 1/3)
+EQUAL_3P = 2 / 3
 
 #: Rows whose games keep their events (every chance outcome and move, and each move's
 #: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from
@@ -319,14 +345,16 @@ W2_BEFORE = "f1-server_ismcts"
 RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p2-engine",
                       "p2-server_ismcts", "g3-engine", "f1-server_ismcts", "f1-mos_uct",
                       "c2-server_ismcts", "l1-engine", "l1-server_ismcts", "g4-engine",
-                      "t2-noinfer", "t3-noinfer-3p", "w1-engine", "w2-engine1-3p"})
+                      "t2-noinfer", "t3-noinfer-3p", "w1-engine", "w2-engine1-3p",
+                      "n1-engine-3p"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
 BEFORE_GEN1 = {row for row in ROWS
                if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-", "t1-",
                                         "p2-", "b1-", "g3-", "f1-", "c2-", "l1-",
-                                        "g4-", "t2-", "t3-", "o1-", "w1-", "w2-"))}
+                                        "g4-", "t2-", "t3-", "o1-", "w1-", "w2-", "n1-",
+                                        "n2-"))}
 
 
 def _file(row):
@@ -594,6 +622,30 @@ def w1_decision() -> bool | None:
     return partial("w1-engine")["ci95"][1] >= 0.5
 
 
+def n1_gains() -> bool | None:
+    """Whether n1-greedy-3p is above w1-greedy-3p, paired by start, its interval above 0
+    (None: not complete). Only then is n1-engine-3p played."""
+    if not _complete("n1-greedy-3p"):
+        return None
+    return compare("n1-greedy-3p", "w1-greedy-3p")["ci95"][0] > 0
+
+
+def n1_decision() -> bool | None:
+    """The rule for the paranoid search with three players: adopted if n1-greedy-3p gains
+    (n1_gains) and n1-engine-3p's interval does not lie below EQUAL_3P (None: a row it needs
+    not complete; False as soon as n1-greedy-3p does not gain)."""
+    gains = n1_gains()
+    if not gains:
+        return gains
+    if not _complete("n1-engine-3p"):
+        return None
+    return partial("n1-engine-3p")["ci95"][1] >= EQUAL_3P
+
+
+def _n1_in_engine() -> bool:
+    return ENGINE.paranoid and ENGINE_END.paranoid
+
+
 def _w1_in_engine() -> bool:
     return make_agent("engine").nopick_below == 1.0
 
@@ -678,13 +730,20 @@ DECISIONS = (
      "nopick_below=1 engine's default (palace_solver/agents/registry.py), pin "
      "nopick_below=none in the agents of rows begun before it (UNORDERED_AS_BEGUN, "
      "RESPECIFIED), then queue again"),
+    ("n1", lambda taken: list(N1_ROWS) + (["n1-engine-3p"] if n1_gains() else []),
+     lambda: n1_decision(), lambda: _n1_in_engine(),
+     "the n1 rows decide what engine is",
+     "the n1 rows adopted the paranoid search with three players: set ENGINE and ENGINE_END "
+     "paranoid=True (palace_solver/sample/drawsearch.py; HINT and HINT_END keep max-n), pin "
+     "paranoid=0:end_paranoid=0 in the agents of rows with three players begun before it, "
+     "then queue again"),
 )
 
 
 def queue_rows(**given) -> tuple[list, str]:
     """The rows ``strength.py queue`` plays, in order, as the rules written before them
     decide (:data:`DECISIONS`), and why the list ends where it does. ``t1=``, ``p2=``,
-    ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``: a decision (True, False or None for not
+    ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``, ``n1=``: a decision (True, False or None for not
     taken; by default its rule on the rows' files); ``t1_applied=`` and so on: whether ``engine``
     already is the adopted candidate. A decision that adopts a candidate stops the list
     until its change is in ``engine``: no row is begun with an engine its rule replaces."""
@@ -705,6 +764,8 @@ def queue_rows(**given) -> tuple[list, str]:
     if taken["w1"]:
         rows += W1_ADOPTED
         rest.insert(rest.index(W2_BEFORE), "w2-engine1-3p")
+    if taken["n1"]:
+        rows += N1_ADOPTED
     rows += rest
     return rows, "every planned row"
 

@@ -319,7 +319,8 @@ cdef class Decider:
     ``max_depth`` deepest iteration, ``hash_mb`` the table of each deal's search,
     ``contempt`` how much worse than a draw the mover counts a repetition (DeepSearch),
     ``revealed`` match a history view with more hidden cards of one player than now
-    (deal_history; off: only views with the current hidden counts).
+    (deal_history; off: only views with the current hidden counts), ``paranoid`` (three
+    or more players) the paranoid search of each deal (deepen.pxi).
     """
     cdef DeepSearch search
     cdef public int determinizations, chance_width, rollouts, max_depth
@@ -332,12 +333,14 @@ cdef class Decider:
     cdef public double infer_temp
     cdef public double contempt
     cdef public bint revealed
+    cdef public bint paranoid        # three or more players: DeepSearch's paranoid search
     cdef public bint leaf_cache      # the searches' leaf cache (deepen.pxi); off: tests only
 
     def __init__(self, int determinizations=8, uint64_t nodes=100_000, int chance_width=3,
                  int rollouts=0, int max_depth=64, double hash_mb=2.0, bint ordered=False,
                  uint64_t exact_nodes=0, bint stop_at_budget=False, int infer=0,
-                 double infer_temp=1.0, double contempt=0.0, bint revealed=False):
+                 double infer_temp=1.0, double contempt=0.0, bint revealed=False,
+                 bint paranoid=False):
         if determinizations < 1:
             raise ValueError("determinizations must be at least 1")
         if not 0.0 <= contempt <= 0.25:
@@ -355,6 +358,7 @@ cdef class Decider:
         self.infer_temp = infer_temp
         self.contempt = contempt
         self.revealed = revealed
+        self.paranoid = paranoid
         self.leaf_cache = True
         self.search = None
 
@@ -456,6 +460,7 @@ cdef class Decider:
                 self.search.nw != pack_nwords(&view.s):
             self.search = DeepSearch(view, self.hash_mb)
         self.search.contempt = self.contempt
+        self.search.paranoid = self.paranoid
         self.search.leaf_cache = self.leaf_cache
         share = self.nodes // ndeals
         if share < 1:

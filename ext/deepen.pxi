@@ -7,7 +7,10 @@
 # window that already accounts for the outcomes still to come; Star2 first probes one move of
 # every outcome for a bound from the mover's side), the transposition table for bounds and
 # move ordering (the table's best move is tried first). Three or more players: max-n
-# expectimax (each mover minimises their own loss), no pruning.
+# expectimax (each mover minimises their own loss), no pruning; or, with `paranoid`, the
+# two-player search on the root mover's loss, the root mover minimising it and every other
+# player maximising it (Sturtevant and Korf's paranoid search: a coalition of the others,
+# pessimistic, but alpha-beta prunes it, so a budget searches deeper than max-n's).
 #
 # A decision position that repeats one on the current line scores as a draw. Such a value
 # depends on the line, so a result that used a repetition of a position above the node is
@@ -115,6 +118,9 @@ cdef class DeepSearch:
     cdef public uint64_t sampled, playout_steps   # sparse chance nodes, playout decisions
     # > 0: the root's mover counts a repetition as this much worse than a draw (_draw_vec)
     cdef public double contempt
+    cdef public bint paranoid        # three or more players: the paranoid search (above)
+    cdef int side                    # whose loss the two-player search is on (0, or the
+                                     # root mover when paranoid)
     cdef uint8_t order[128]          # a determinized draw pile: order[i] is the i-th card drawn
     cdef int order_n                 # its size at the root (0: refills are chance nodes)
     # The leaf cache: horizon_eval's values of positions met at the horizon, by their packed
@@ -144,6 +150,8 @@ cdef class DeepSearch:
         memset(&self.killer[0][0], 255, sizeof(self.killer))
         self.order_n = 0
         self.contempt = 0.0
+        self.paranoid = False
+        self.side = 0
         self.tt_ok = tt_init(&self.tt, hash_mb, self.nw, self.n if self.n < MAXV else MAXV) == 0
         if not self.tt_ok:
             raise MemoryError(f"cannot allocate a {hash_mb} MB table")
@@ -426,6 +434,7 @@ cdef class DeepSearch:
         tt_new_search(&self.tt)
         pack_state(&self.root, words)
         self.path[0] = hash_words(words, self.nw)
+        self.side = self.root.to_move if self.paranoid and self.n > 2 else 0
         nm = gen_moves(&self.root, moves)
         for j in range(nm):
             was_cut = self.cut
@@ -436,6 +445,8 @@ cdef class DeepSearch:
             if self.n == 2:
                 vec[0] = self._after_move(&c, depth - 1, 0.0, 1.0, 1)
                 vec[1] = 1.0 - vec[0]
+            elif self.paranoid:
+                self._paranoid_vec(&c, self._after_move(&c, depth - 1, 0.0, 1.0, 1), vec)
             else:
                 self._after_move_n(&c, depth - 1, 1, vec)
             if self.aborted:
@@ -449,6 +460,22 @@ cdef class DeepSearch:
         self.n_open = nm
         return nm
 
+    cdef void _paranoid_vec(self, const PState* c, double v, double* vec) noexcept nogil:
+        """A root move's loss vector from the paranoid search's value v (the root mover's
+        loss): the rest shared equally by the others still in after the move (the search
+        says nothing of how they split it)."""
+        cdef int i, others = 0
+        for i in range(self.n):
+            if i != self.side and not (c.out_mask >> i) & 1:
+                others += 1
+        for i in range(self.n):
+            if i == self.side:
+                vec[i] = v
+            elif others and not (c.out_mask >> i) & 1:
+                vec[i] = (1.0 - v) / others
+            else:
+                vec[i] = 0.0
+
     def unresolved(self):
         """Per root move of the last completed iterate, in its order: True where the move's
         search met a horizon (or a sampled chance node), or came back to the root (a value
@@ -461,7 +488,7 @@ cdef class DeepSearch:
     cdef inline double _loss0(self, const PState* s) noexcept nogil:
         cdef double loss[MAXP]
         terminal_loss(s, loss)
-        return loss[0]
+        return loss[self.side]
 
     cdef double _after_move(self, PState* c, int depth, double alpha, double beta,
                             int ply) noexcept nogil:
@@ -477,6 +504,8 @@ cdef class DeepSearch:
         cdef PState d
         if ps_is_terminal(c):
             return self._loss0(c)
+        if self.paranoid and self.n > 2 and (c.out_mask >> self.side) & 1:
+            return 0.0      # (paranoid: the root mover is out, so cannot lose)
         if not ps_is_chance(c):
             return self._ab(c, depth, alpha, beta, ply)
         k = self._outcomes(c, ranks, prob)
@@ -577,7 +606,7 @@ cdef class DeepSearch:
         cdef TTEntry* e
         cdef int nm, j, i
         cdef double v
-        cdef double store[MAXV]
+        cdef double store[MAXP]
         pack_state(s, words)
         h = hash_words(words, self.nw)
         if self._repeat_at(h, ply) < MAXPLY:
@@ -622,7 +651,7 @@ cdef class DeepSearch:
         v = self._after_move(&c, depth - 1, alpha, beta, ply + 1)
         if self.aborted:
             return
-        if s.to_move == 1:
+        if s.to_move != self.side:
             if v > alpha and v > lower[0]:
                 lower[0] = v
             if nm == 1 and v < beta and v < upper[0]:
@@ -650,7 +679,7 @@ cdef class DeepSearch:
     cdef inline uint32_t _hscore(self, CMove m, int mover) noexcept nogil:
         if m.count >= 9:
             return 0
-        return self.hist[mover & 1][m.kind][m.rank][m.count]
+        return self.hist[mover != self.side][m.kind][m.rank][m.count]
 
     cdef void _order(self, CMove* moves, int nm, int mover) noexcept nogil:
         """Stable insertion sort by history score, highest first (ties keep the
@@ -678,7 +707,9 @@ cdef class DeepSearch:
         cdef int nm, j, i, bound, mover = s.to_move, saved_minrep, here
         cdef double best, v, a0 = alpha, b0 = beta
         cdef bint saved_cut, here_cut
-        cdef double store[MAXV]
+        cdef double store[MAXP]
+        if self.paranoid and self.n > 2 and (s.out_mask >> self.side) & 1:
+            return 0.0
         self.nodes += 1
         if (self.nodes & 4095) == 0 and self.deadline > 0 and now_seconds() > self.deadline:
             self.aborted = True
@@ -695,13 +726,13 @@ cdef class DeepSearch:
             if i < self.minrep:
                 self.minrep = i
             self._draw_vec(s, store)
-            return store[0]
+            return store[self.side]
         if depth <= 0 or ply >= MAXPLY - 1:
             self.cut = True
             self._leaf(s, h, words, store)
             if self.nhist:
                 self._leaf_draw(s, ply, store)
-            return store[0]
+            return store[self.side]
         bestm.kind = 255
         e = NULL if self.plain or not self.use_table else tt_probe(&self.tt, h, words)
         if e != NULL:
@@ -732,14 +763,14 @@ cdef class DeepSearch:
         self.minrep = MAXPLY
         saved_cut = self.cut
         self.cut = False
-        best = 2.0 if mover == 0 else -1.0
+        best = 2.0 if mover == self.side else -1.0
         bestm = moves[0]
         for j in range(nm):
             copy_state(&c, s)
             apply_move(&c, moves[j])
             if j == 0 or not self.pvs or self.plain or beta - alpha <= 2 * PVS_EPS:
                 v = self._after_move(&c, depth - 1, alpha, beta, ply + 1)
-            elif mover == 0:
+            elif mover == self.side:
                 # Principal variation search: a later move only has to show that it does
                 # not beat the best so far, which a minimal window (and Star1 inside it)
                 # decides cheaply; only a move that does beat it is searched again in full.
@@ -752,7 +783,7 @@ cdef class DeepSearch:
                     v = self._after_move(&c, depth - 1, alpha, beta, ply + 1)
             if self.aborted:
                 break
-            if mover == 0:
+            if mover == self.side:
                 if v < best:
                     best = v
                     bestm = moves[j]
@@ -773,7 +804,7 @@ cdef class DeepSearch:
                         self.killer[ply][1] = tmp
                         self.killer[ply][0] = moves[j]
                 if self.history and moves[j].count < 9:
-                    self.hist[mover & 1][moves[j].kind][moves[j].rank][moves[j].count] += (
+                    self.hist[mover != self.side][moves[j].kind][moves[j].rank][moves[j].count] += (
                         <uint32_t>(depth * depth))
                 break
         here = self.minrep

@@ -286,14 +286,19 @@ class PlainSearch:
     estimate is worse for them (a game ends at its first repeated position).
 
     ``contempt``: the root's mover counts a repetition that much worse than a draw, each
-    other player still in ``contempt / (players in - 1)`` better (DeepSearch.contempt)."""
+    other player still in ``contempt / (players in - 1)`` better (DeepSearch.contempt).
 
-    def __init__(self, budget: int = 10 ** 6, history=(), contempt: float = 0.0):
+    ``paranoid``: the root's mover minimises their own loss and every other mover maximises
+    it (DeepSearch.paranoid); only the root mover's figure of a result is meaningful."""
+
+    def __init__(self, budget: int = 10 ** 6, history=(), contempt: float = 0.0,
+                 paranoid: bool = False):
         self.calls = 0
         self.evals = 0
         self.budget = budget
         self.history = frozenset(history)
         self.contempt = contempt
+        self.paranoid = paranoid
         self.me = None
         self.horizon: list = []       # (state, estimate) of a few horizon nodes, for checks
 
@@ -358,6 +363,8 @@ class PlainSearch:
         best = None
         for m in s.legal_moves():
             v = self._after(self._child(s, m), depth - 1, path + (k,))
-            if best is None or v[mover] < best[mover]:
+            if best is None or (v[mover] < best[mover] if not self.paranoid else
+                                v[self.me] < best[self.me] if mover == self.me else
+                                v[self.me] > best[self.me]):
                 best = v
         return best

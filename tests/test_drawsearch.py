@@ -554,6 +554,37 @@ def test_contempt_is_for_play_only_and_bounded():
         E.Decider(2, 1_000, contempt=0.3)
 
 
+def test_paranoid_is_for_play_only_and_changes_three_player_searches_only():
+    from palace_solver.agents.registry import make_agent
+    assert "paranoid" not in ENGINE.to_json()       # the records of earlier rows stay
+    assert ENGINE.with_(paranoid=True).to_json()["paranoid"] is True
+    bot = make_agent("engine:paranoid=1:end_paranoid=1")
+    assert bot.config.paranoid and bot.endgame.paranoid
+    assert not make_agent("engine").config.paranoid
+    two = from_text("standard | me: 4 9 Q / A K 8 / 3 ; bob: ?3 / 2 J 6 / 3 | pile 3 5 | "
+                    "draw 32 | to_move 0")
+    with pytest.raises(ValueError, match="paranoid"):
+        analyze_search(two, samples=2, nodes=2_000, paranoid=True)
+    cfg = ENGINE.with_(determinizations=3, nodes=30_000)
+    # two players: the search is the same two-player one, value for value
+    view, hidden = position_view(two)
+    assert deal_lists(decide(view, hidden, cfg.with_(paranoid=True), seed=3)) == \
+        deal_lists(decide(view, hidden, cfg, seed=3))
+    # three players: the mover's figures change (the others play against them), each
+    # vector still a distribution
+    three = from_text("standard | me: 4 9 Q / A K 8 / 3 ; bob: ?3 / 2 J 6 / 3 ; "
+                      "cat: ?3 / 5 7 10 / 3 | pile 3 5 | draw 23 | to_move 0")
+    view, hidden = position_view(three)
+    par = deal_lists(decide(view, hidden, cfg.with_(paranoid=True), seed=3))
+    maxn = deal_lists(decide(view, hidden, cfg, seed=3))
+    assert [[m for m, _ in d] for d in par] == [[m for m, _ in d] for d in maxn]
+    assert any(abs(v[0] - w[0]) > 1e-9 for a, b in zip(par, maxn)
+               for (_, v), (_, w) in zip(a, b))
+    for d in par:
+        for _, v in d:
+            assert abs(sum(v) - 1) < 1e-9 and all(0 <= x <= 1 for x in v)
+
+
 def test_revealed_is_on_in_the_analyses_and_the_engine_and_off_in_engine1():
     from palace_solver.agents.registry import AgentError, make_agent
     from palace_solver.sample.drawsearch import ENGINE1, ENGINE1_END, HINT, HINT_END

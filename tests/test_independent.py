@@ -281,6 +281,65 @@ def test_search_with_contempt_equals_plain_expectiminimax_with_contempt():
         _search_with_history(seed=9191, two=10, contempt=0.1)
 
 
+def test_paranoid_search_equals_plain_paranoid_expectiminimax():
+    # Three and four players with DeepSearch.paranoid: the two-player search (alpha-beta,
+    # Star1/Star2, the table) on the root mover's loss, every other mover maximising it.
+    # PlainSearch(paranoid=True) is the definition: its root mover's figure, move by move,
+    # with and without pruning, with a game's history and contempt too; the others get the
+    # rest in equal shares. It must differ from max-n somewhere, or this checks nothing.
+    with cardcount_eval():
+        _paranoid_search()
+
+
+def _paranoid_search():
+    rng = random.Random(5150)
+    cases = [(3, s) for s in _depth_cases(rng, 3, 8)] + [(4, s) for s in _depth_cases(rng, 4, 4)]
+    eng = _module()
+    compared = differs = best_checked = 0
+    for n, s in cases:
+        me = s.to_move
+        near = _walk_positions(s, rng)
+        hist = rng.sample(near, min(len(near), 3))
+        contempt = rng.choice((0.0, 0.1))
+        deep = eng.DeepSearch(eng.CState.from_state(s), 1.0)
+        deep.paranoid = True
+        for d in range(1, 6):
+            plain = PlainSearch(paranoid=True).root(s, d)
+            maxn = PlainSearch().root(s, d)
+            differs += sum(abs(plain[k][me] - maxn[k][me]) > 1e-12 for k in plain)
+            for flag in (False, True):
+                search = eng.DeepSearch(eng.CState.from_state(s), 1.0)
+                search.paranoid = True
+                got = _compiled_root(s, d, table=False, plain=flag, search=search)
+                assert list(got) == list(plain), (n, d, flag)
+                for k, v in got.items():
+                    assert abs(v[me] - plain[k][me]) <= 1e-12, (n, d, flag, k)
+                    assert abs(sum(v) - 1) <= 1e-12 and all(x >= -1e-12 for x in v)
+                compared += len(got)
+            tab = _compiled_root(s, d, table=True, search=deep)
+            mine = sorted(v[me] for v in plain.values())
+            if mine[1] - mine[0] > 1e-9:
+                best = min(plain, key=lambda k: plain[k][me])
+                assert min(tab, key=lambda k: tab[k][me]) == best, (n, d)
+                best_checked += 1
+        # with the game's history and contempt
+        keys = [h.key() for h in hist]
+        for d in range(1, 4):
+            plain = PlainSearch(history=keys, contempt=contempt, paranoid=True).root(s, d)
+            search = eng.DeepSearch(eng.CState.from_state(s), 1.0)
+            search.paranoid = True
+            search.set_history([eng.CState.from_state(h) for h in hist])
+            search.contempt = contempt
+            got = _compiled_root(s, d, table=False, search=search)
+            for k, v in got.items():
+                assert abs(v[me] - plain[k][me]) <= 1e-12, (n, d, "history", k)
+            compared += len(got)
+    assert differs >= 10, differs
+    print(f"\n[independent paranoid] positions {len(cases)}, root move values compared "
+          f"{compared}, differing from max-n {differs}, best moves checked with the table "
+          f"{best_checked}")
+
+
 def test_plain_horizon_evaluation_is_the_documented_formula():
     # Two players, 3 cards against 1 face-down card (1.5): 1 / (1 + exp(-0.35 * 1.5)).
     s = random_exact_state(random.Random(1), 2, Rules(), hand=(3, 3), face_up=(0, 0),

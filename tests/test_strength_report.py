@@ -237,20 +237,41 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
                                     g4=False, w1=True, w1_applied=False)
     assert rows == base + after[:k] + ["w1-greedy", "w1-engine"] and "nopick_below" in why
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
-                                  w1=True, w1_applied=True)
-    rest = after[k:]
+                                  w1=True, w1_applied=True, n1=False)
+    rest = [r for r in after[k:] if r != "t2-noinfer"]
     rest.insert(rest.index("f1-server_ismcts"), "w2-engine1-3p")
-    assert rows == base + after[:k] + ["w1-greedy", "w1-engine", "w1-greedy-3p",
-                                       "w2-greedy"] + rest
+    w1 = ["w1-greedy", "w1-engine"]
+    n1 = ["n1-greedy-3p", "t2-noinfer"]
+    assert rows == base + after[:k] + w1 + n1 + ["w1-greedy-3p", "w2-greedy"] + rest
+    # then the n1 rows: n1-greedy-3p, the rest of t2-noinfer (two players), n1-engine-3p
+    # only once n1-greedy-3p has gained; the rows with three players measuring engine wait
+    strength.n1_gains = lambda: None
+    rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False,
+                                    g4=False, w1=True, w1_applied=True, n1=None)
+    assert rows == base + after[:k] + w1 + n1 and "n1 rows decide" in why
+    strength.n1_gains = lambda: True
+    rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False,
+                                    g4=False, w1=True, w1_applied=True, n1=True,
+                                    n1_applied=False)
+    assert rows == base + after[:k] + w1 + n1 + ["n1-engine-3p"] and "paranoid=True" in why
+    rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
+                                  w1=True, w1_applied=True, n1=True, n1_applied=True)
+    assert rows == base + after[:k] + w1 + n1 + ["n1-engine-3p", "w1-greedy-3p", "w2-greedy",
+                                                 "n2-greedy-3p"] + rest
+    assert rows.index("n2-greedy-3p") < min(rows.index("t3-noinfer-3p"),
+                                            rows.index("w2-engine1-3p"))
+    strength.n1_gains = lambda: False
     strength.w1_gains = lambda: False
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
-                                  w1=False)
-    assert rows == base + after[:k] + ["w1-greedy"] + after[k:]
+                                  w1=False, n1=False)
+    assert rows == base + after[:k] + ["w1-greedy"] + n1 + [r for r in after[k:]
+                                                             if r != "t2-noinfer"]
     rows, _ = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=True,
                                   g3=True, g3_applied=True, c2=True, c2_applied=True,
-                                  l1=True, l1_applied=True, g4=True, g4_applied=True, w1=False)
+                                  l1=True, l1_applied=True, g4=True, g4_applied=True, w1=False,
+                                  n1=False)
     assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 + ["g4-engine"] \
-        + after[:k] + ["w1-greedy"] + after[k:]
+        + after[:k] + ["w1-greedy"] + n1 + [r for r in after[k:] if r != "t2-noinfer"]
     # the w1 rows: after the budget row, before both ablations, which measure engine as
     # their decision leaves it; the peer rows paired by start with f1-greedy and
     # g1-greedy-3p, the other on starts of its own, all with generation 4
@@ -287,6 +308,18 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert after.index("b1-x4-engine") > max(after.index(r) for r in unmet)
     assert after.index("f1-server_ismcts") > max(after.index("b1-x4-engine"),
                                                  after.index("t2-noinfer"))
+    # the n1 rows: the candidate against two greedy paired with w1-greedy-3p (engine as it
+    # is on the same starts), against two engine on starts of its own (recorded), and the
+    # mark's row on starts no choice has seen
+    assert strength.ROWS["n1-greedy-3p"] == (strength.N1, "greedy", 3, "full", 500)
+    assert strength.ROWS["n1-engine-3p"] == (strength.N1, strength.GEN4, 3, "full", 200)
+    assert strength.ROWS["n2-greedy-3p"] == ("engine", "greedy", 3, "full", 500)
+    assert strength.row_seed("n1-greedy-3p") == strength.row_seed("w1-greedy-3p")
+    assert "paranoid=1" in strength.N1 and "end_paranoid=1" in strength.N1
+    assert "n1-engine-3p" in strength.RECORDED
+    for row in ("n1-engine-3p", "n2-greedy-3p"):
+        assert strength.row_seed(row) not in {strength.row_seed(r) for r in strength.ROWS
+                                              if r != row}
     with pytest.raises(TypeError, match="t2"):
         strength.queue_rows(t2=True)
 
@@ -333,6 +366,21 @@ def test_the_nopick_rule_gains_on_greedy_first_then_holds_against_engine(ruled):
     assert strength.w1_decision() is False
     scores["w1-engine"] = (0.48, 0.45, 0.5)
     assert strength.w1_decision() is True
+
+
+def test_the_paranoid_rule_gains_on_greedy_first_then_holds_against_engine(ruled):
+    strength, scores = ruled
+    assert strength.n1_gains() is None and strength.n1_decision() is None
+    scores["n1-greedy-3p"] = (0.88, 0.86, 0.90)
+    scores["n1-greedy-3p - w1-greedy-3p"] = (0.01, 0.0, 0.02)
+    assert strength.n1_gains() is False and strength.n1_decision() is False
+    scores["n1-greedy-3p - w1-greedy-3p"] = (0.01, 0.001, 0.02)
+    assert strength.n1_gains() is True and strength.n1_decision() is None
+    # with three players equal sides score 2/3: the interval must reach it
+    scores["n1-engine-3p"] = (0.64, 0.60, 0.666)
+    assert strength.n1_decision() is False
+    scores["n1-engine-3p"] = (0.64, 0.60, 2 / 3)
+    assert strength.n1_decision() is True
 
 
 @pytest.mark.parametrize("decision, equal, peer, paired", [
@@ -382,7 +430,8 @@ def test_every_row_short_of_its_starts_records_the_agents_its_name_builds_today(
     import json
     strength = load_script("benchmarks/strength.py")
     queued, _ = strength.queue_rows(t1=True, p2=True, g3=False, c2=False, l1=False,
-                                    g4=False, w1=False, t1_applied=True, p2_applied=True)
+                                    g4=False, w1=False, n1=False, t1_applied=True,
+                                    p2_applied=True)
     assert "e1-server_ismcts" in queued
     for row in queued:
         a, b, *_ = strength.ROWS[row]

@@ -106,6 +106,11 @@ class SearchConfig:
     #: repetition is missed. On in the analyses and in ``engine`` (since its r1-engine row,
     #: benchmarks/RESULTS-strength.md, Revealed cards), off in ``engine1``.
     revealed: bool = False
+    #: three or more players: search each deal on the mover's own loss against the others
+    #: as one side (the paranoid search of ``ext/deepen.pxi``) instead of max-n, each
+    #: player minimising their own; alpha-beta then prunes, so the budget searches deeper.
+    #: An agent's play only: the figures of the others are then the rest shared equally.
+    paranoid: bool = False
     #: the searches' cache of horizon values (``ext/deepen.pxi``): the same values and
     #: games either way, about a fifth of the draw phase's evaluations saved; off only to
     #: measure it (benchmarks/engine_cost.py --a engine:leaf_cache=0 --b engine)
@@ -131,16 +136,17 @@ class SearchConfig:
             raise ValueError(f"contempt {self.contempt} is outside [0, 0.25]")
         object.__setattr__(self, "revealed", bool(self.revealed))
         object.__setattr__(self, "leaf_cache", bool(self.leaf_cache))
+        object.__setattr__(self, "paranoid", bool(self.paranoid))
 
     def with_(self, **kw) -> "SearchConfig":
         return replace(self, **{k: v for k, v in kw.items() if v is not None})
 
     def to_json(self) -> dict:
-        """The fields; ``contempt``, ``revealed`` and ``policy`` only when set and
+        """The fields; ``contempt``, ``revealed``, ``policy`` and ``paranoid`` only when set and
         ``leaf_cache`` only when off, so that the records of what played before they
         existed (benchmarks/results/strength/*.agents.json) stay the same."""
         d = asdict(self)
-        for k in ("contempt", "revealed", "policy"):
+        for k in ("contempt", "revealed", "policy", "paranoid"):
             if not d[k]:
                 del d[k]
         if d["leaf_cache"]:
@@ -214,7 +220,7 @@ def _decider(cfg: SearchConfig):
         d = _deciders[cfg] = compiled().Decider(
             cfg.determinizations, cfg.nodes, cfg.chance_width, cfg.rollouts, cfg.max_depth,
             cfg.hash_mb, cfg.ordered, cfg.exact_nodes, cfg.stop_at_budget, cfg.infer,
-            cfg.infer_temp, cfg.contempt, cfg.revealed)
+            cfg.infer_temp, cfg.contempt, cfg.revealed, cfg.paranoid)
         d.leaf_cache = cfg.leaf_cache
     return d
 
@@ -427,6 +433,9 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
     if cfg.contempt:
         raise ValueError("an analysis reports RULES.md's loss probabilities, a repetition "
                          "a draw: contempt is for an agent's play only")
+    if cfg.paranoid:
+        raise ValueError("an analysis reports every player's loss probability: the "
+                         "paranoid search is for an agent's play only")
     t0 = time.perf_counter()
     view, hidden = position_view(pos)
     each = None if progress is None else (lambda done: progress(done, cfg.determinizations))
