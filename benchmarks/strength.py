@@ -602,44 +602,48 @@ def l1_decision() -> bool | None:
     return _gains_and_holds(L1_ROWS, "l1-server_ismcts", "c2-server_ismcts", "l1-engine")
 
 
-def w1_gains() -> bool | None:
-    """Whether w1-greedy is above f1-greedy, paired by start, its interval above 0 (None:
-    not complete). Only then is w1-engine played."""
-    if not _complete("w1-greedy"):
+def _gains(row: str, paired: str) -> bool | None:
+    """Whether ``row`` is above ``paired``, paired by start, its interval above 0 (None:
+    not complete)."""
+    if not _complete(row):
         return None
-    return compare("w1-greedy", "f1-greedy")["ci95"][0] > 0
+    return compare(row, paired)["ci95"][0] > 0
+
+
+def _gains_then_holds(gains: bool | None, equal: str, even: float) -> bool | None:
+    """The shape of the w1 and n1 rules: the candidate gained against a side that never
+    picks up by choice (``gains``, from :func:`_gains`; only then is ``equal`` played) and
+    the row ``equal`` against ``engine`` does not lie below ``even``, the score of equal
+    sides (None: a row it needs not complete; False as soon as there is no gain)."""
+    if not gains:
+        return gains
+    if not _complete(equal):
+        return None
+    return partial(equal)["ci95"][1] >= even
+
+
+def w1_gains() -> bool | None:
+    """Whether w1-greedy gains over f1-greedy (:func:`_gains`). Only then is w1-engine
+    played."""
+    return _gains("w1-greedy", "f1-greedy")
 
 
 def w1_decision() -> bool | None:
     """The rule for progress against sides that never pick up by choice: adopted if
-    w1-greedy gains (w1_gains) and w1-engine's interval does not lie below 0.5 (None: a row
-    it needs not complete; False as soon as w1-greedy does not gain)."""
-    gains = w1_gains()
-    if not gains:
-        return gains
-    if not _complete("w1-engine"):
-        return None
-    return partial("w1-engine")["ci95"][1] >= 0.5
+    w1-greedy gains (w1_gains) and w1-engine's interval does not lie below 0.5."""
+    return _gains_then_holds(w1_gains(), "w1-engine", 0.5)
 
 
 def n1_gains() -> bool | None:
-    """Whether n1-greedy-3p is above w1-greedy-3p, paired by start, its interval above 0
-    (None: not complete). Only then is n1-engine-3p played."""
-    if not _complete("n1-greedy-3p"):
-        return None
-    return compare("n1-greedy-3p", "w1-greedy-3p")["ci95"][0] > 0
+    """Whether n1-greedy-3p gains over w1-greedy-3p (:func:`_gains`). Only then is
+    n1-engine-3p played."""
+    return _gains("n1-greedy-3p", "w1-greedy-3p")
 
 
 def n1_decision() -> bool | None:
     """The rule for the paranoid search with three players: adopted if n1-greedy-3p gains
-    (n1_gains) and n1-engine-3p's interval does not lie below EQUAL_3P (None: a row it needs
-    not complete; False as soon as n1-greedy-3p does not gain)."""
-    gains = n1_gains()
-    if not gains:
-        return gains
-    if not _complete("n1-engine-3p"):
-        return None
-    return partial("n1-engine-3p")["ci95"][1] >= EQUAL_3P
+    (n1_gains) and n1-engine-3p's interval does not lie below EQUAL_3P."""
+    return _gains_then_holds(n1_gains(), "n1-engine-3p", EQUAL_3P)
 
 
 def _n1_in_engine() -> bool:

@@ -352,35 +352,25 @@ def test_the_rules_as_written(ruled):
     assert strength.g3_decision() is True
 
 
-def test_the_nopick_rule_gains_on_greedy_first_then_holds_against_engine(ruled):
+@pytest.mark.parametrize("name, gain, paired, equal, even", [
+    ("w1", "w1-greedy", "f1-greedy", "w1-engine", 0.5),
+    # with three players equal sides score 2/3
+    ("n1", "n1-greedy-3p", "w1-greedy-3p", "n1-engine-3p", 2 / 3)])
+def test_the_rules_that_gain_on_greedy_first_then_hold_against_engine(ruled, name, gain,
+                                                                       paired, equal, even):
     strength, scores = ruled
-    assert strength.w1_gains() is None and strength.w1_decision() is None
-    # no gain against greedy, paired with f1-greedy: not adopted, and the row against
-    # engine is not needed
-    scores["w1-greedy"] = (0.82, 0.80, 0.84)
-    scores["w1-greedy - f1-greedy"] = (0.02, 0.0, 0.04)
-    assert strength.w1_gains() is False and strength.w1_decision() is False
-    scores["w1-greedy - f1-greedy"] = (0.02, 0.001, 0.04)
-    assert strength.w1_gains() is True and strength.w1_decision() is None
-    scores["w1-engine"] = (0.48, 0.45, 0.499)
-    assert strength.w1_decision() is False
-    scores["w1-engine"] = (0.48, 0.45, 0.5)
-    assert strength.w1_decision() is True
-
-
-def test_the_paranoid_rule_gains_on_greedy_first_then_holds_against_engine(ruled):
-    strength, scores = ruled
-    assert strength.n1_gains() is None and strength.n1_decision() is None
-    scores["n1-greedy-3p"] = (0.88, 0.86, 0.90)
-    scores["n1-greedy-3p - w1-greedy-3p"] = (0.01, 0.0, 0.02)
-    assert strength.n1_gains() is False and strength.n1_decision() is False
-    scores["n1-greedy-3p - w1-greedy-3p"] = (0.01, 0.001, 0.02)
-    assert strength.n1_gains() is True and strength.n1_decision() is None
-    # with three players equal sides score 2/3: the interval must reach it
-    scores["n1-engine-3p"] = (0.64, 0.60, 0.666)
-    assert strength.n1_decision() is False
-    scores["n1-engine-3p"] = (0.64, 0.60, 2 / 3)
-    assert strength.n1_decision() is True
+    gains, decision = getattr(strength, f"{name}_gains"), getattr(strength, f"{name}_decision")
+    assert gains() is None and decision() is None
+    # no gain against greedy, paired: not adopted, and the row against engine not needed
+    scores[gain] = (0.82, 0.80, 0.84)
+    scores[f"{gain} - {paired}"] = (0.02, 0.0, 0.04)
+    assert gains() is False and decision() is False
+    scores[f"{gain} - {paired}"] = (0.02, 0.001, 0.04)
+    assert gains() is True and decision() is None
+    scores[equal] = (even - 0.02, even - 0.05, even - 0.001)
+    assert decision() is False
+    scores[equal] = (even - 0.02, even - 0.05, even)
+    assert decision() is True
 
 
 @pytest.mark.parametrize("decision, equal, peer, paired", [
