@@ -10,22 +10,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from palace_solver.cli.main import cli
+from browserutil import DESKTOP, PHONE, chromium, require_browser
 from webutil import Server
 
 from palace_solver.live.session import Session
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 860}
 
 BURNED = ("2 2 2 2 3 3 3 3 4 4 5 5 5 6 6 7 7 7 7 8 8 8 8 9 9 9 10 10 10 10 J J J J Q Q Q Q "
           "K K A A A A")
@@ -34,36 +28,13 @@ ENDGAME = (f"standard | me: K K / - / 2 ; bob: - / - / 1 | pile 4 6 6 | burned {
            f"| draw 0 | to_move 0")
 
 
-def _missing() -> str | None:
-    need = []
-    if not os.path.exists(CHROMIUM):
-        need.append("Debian's chromium (apt-get install chromium)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        need.append("playwright (pip install playwright)")
-    return " and ".join(need) or None
-
-
-_MISSING = _missing()
-if _MISSING:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"browser tests need {_MISSING}", pytrace=False)
-    pytest.skip(f"browser tests need {_MISSING}", allow_module_level=True)
+require_browser()
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    from playwright.sync_api import sync_playwright
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    with sync_playwright() as p:
-        # A persistent context is the one that takes a user data directory of our own.
-        ctx = p.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, args=FLAGS,
-            viewport=PHONE)
-        ctx.set_default_timeout(20_000)
+    with chromium(tmp_path_factory, PHONE, 20_000) as ctx:
         yield ctx
-        ctx.close()
 
 
 @pytest.fixture(scope="module")

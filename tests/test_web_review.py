@@ -5,56 +5,27 @@ desktop size (``PALACE_SCREENSHOTS=DIR`` keeps them: docs/screenshots/review-*.p
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
+from browserutil import DESKTOP, PHONE, chromium, require_browser
 from webutil import Server
 
 from palace_solver.agents.play import play_game
 from palace_solver.game.rules import Rules
 from palace_solver.review.writers import record_from_game
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 860}
-
-
-def _missing() -> str | None:
-    need = []
-    if not os.path.exists(CHROMIUM):
-        need.append("Debian's chromium (apt-get install chromium)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        need.append("playwright (pip install playwright)")
-    return " and ".join(need) or None
-
-
-_MISSING = _missing()
-if _MISSING:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"browser tests need {_MISSING}", pytrace=False)
-    pytest.skip(f"browser tests need {_MISSING}", allow_module_level=True)
+require_browser()
 
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
-    from playwright.sync_api import sync_playwright
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    with sync_playwright() as p:
-        ctx = p.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, args=FLAGS,
-            viewport=DESKTOP)
-        ctx.set_default_timeout(60_000)
+    with chromium(tmp_path_factory, DESKTOP, 60_000) as ctx:
         pg = ctx.new_page()
         errors: list[str] = []
         pg.on("pageerror", lambda e: errors.append(str(e)))
         yield pg
         assert not errors, errors
-        ctx.close()
 
 
 @pytest.fixture(scope="module")
