@@ -110,6 +110,8 @@ class SearchConfig:
     #: as one side (the paranoid search of ``ext/deepen.pxi``) instead of max-n, each
     #: player minimising their own; alpha-beta then prunes, so the budget searches deeper.
     #: An agent's play only: the figures of the others are then the rest shared equally.
+    #: Off in ``engine``: the n1 rows did not take it (benchmarks/RESULTS-strength.md,
+    #: Three players: the paranoid search; +0.012 [-0.009, +0.033] against two greedy).
     paranoid: bool = False
     #: the searches' cache of horizon values (``ext/deepen.pxi``): the same values and
     #: games either way, about a fifth of the draw phase's evaluations saved; off only to
