@@ -333,8 +333,6 @@ W2_BEFORE = "f1-server_ismcts"
 #: adopted, N1_ADOPTED right after them.
 N1_ROWS = ("n1-greedy-3p", "t2-noinfer")
 N1_ADOPTED = ("n2-greedy-3p",)
-#: A side's score when every seat plays alike, with three players (1 - 1/3)
-EQUAL_3P = 2 / 3
 
 #: Rows whose games keep their events (every chance outcome and move, and each move's
 #: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from
@@ -610,16 +608,17 @@ def _gains(row: str, paired: str) -> bool | None:
     return compare(row, paired)["ci95"][0] > 0
 
 
-def _gains_then_holds(gains: bool | None, equal: str, even: float) -> bool | None:
+def _gains_then_holds(gains: bool | None, equal: str) -> bool | None:
     """The shape of the w1 and n1 rules: the candidate gained against a side that never
     picks up by choice (``gains``, from :func:`_gains`; only then is ``equal`` played) and
-    the row ``equal`` against ``engine`` does not lie below ``even``, the score of equal
+    the row ``equal`` against ``engine`` does not lie below the score of equal
     sides (None: a row it needs not complete; False as soon as there is no gain)."""
     if not gains:
         return gains
     if not _complete(equal):
         return None
-    return partial(equal)["ci95"][1] >= even
+    s = partial(equal)
+    return s["ci95"][1] >= s["equal_score"]
 
 
 def w1_gains() -> bool | None:
@@ -631,7 +630,7 @@ def w1_gains() -> bool | None:
 def w1_decision() -> bool | None:
     """The rule for progress against sides that never pick up by choice: adopted if
     w1-greedy gains (w1_gains) and w1-engine's interval does not lie below 0.5."""
-    return _gains_then_holds(w1_gains(), "w1-engine", 0.5)
+    return _gains_then_holds(w1_gains(), "w1-engine")
 
 
 def n1_gains() -> bool | None:
@@ -642,8 +641,9 @@ def n1_gains() -> bool | None:
 
 def n1_decision() -> bool | None:
     """The rule for the paranoid search with three players: adopted if n1-greedy-3p gains
-    (n1_gains) and n1-engine-3p's interval does not lie below EQUAL_3P."""
-    return _gains_then_holds(n1_gains(), "n1-engine-3p", EQUAL_3P)
+    (n1_gains) and n1-engine-3p's interval does not lie below 2/3, equal sides' score
+    with three players."""
+    return _gains_then_holds(n1_gains(), "n1-engine-3p")
 
 
 def _n1_in_engine() -> bool:
