@@ -72,6 +72,9 @@ GEN3 = "engine:weights=gen3:end_weights=gen3"
 #: played before the w1 decision, the engine that kept its near pickups until another side
 #: took the pile by choice (``nopick_below=none`` now)
 GEN4 = "engine:weights=gen4:end_weights=gen4"
+#: generation 5's network and policy model (docs/learning.md, Generation 5): the g5 row's
+#: candidate
+GEN5 = "engine:weights=gen5:end_weights=gen5"
 #: ``engine`` dealing the others' hands uniformly over the unseen cards: the ablation of the
 #: inference (the t2 row of RESULTS-strength.md, Generation 4)
 NOINFER = "engine:infer=0:end_infer=0"
@@ -209,10 +212,12 @@ ROWS = {
     # place (after b1-x4-engine, before e1-server_ismcts) fixed before its first game.
     "t2-noinfer": ("engine", NOINFER, 2, "full", 500),
     # What palace live suggests since the analyses moved to generation 4 (RESULTS-strength.md,
-    # Generation 4), against engine as the g4 decision left it: starts of seed 4; size and
-    # place (after t2-noinfer, before e1-server_ismcts) fixed before its first game. Like
-    # g1-hint-engine, hint stops at 2 s of wall time: nothing else runs on the cores meanwhile.
-    "g4-hint-engine": ("hint", "engine", 2, "full", 200),
+    # Generation 4), against engine as the g4 decision left it (generation 4 pinned on
+    # 2026-12-07, before its first game, when the g5 row was placed before it): starts of
+    # seed 4; size and place (after t2-noinfer, before e1-server_ismcts) fixed before its
+    # first game. Like g1-hint-engine, hint stops at 2 s of wall time: nothing else runs on
+    # the cores meanwhile.
+    "g4-hint-engine": ("hint", GEN4, 2, "full", 200),
     # The inference ablation with three players (RESULTS-strength.md, Generation 4): engine
     # against two seats of itself dealing uniformly, where each seat has two hidden hands to
     # infer; starts of seed 5, recorded (three-player games of the engine for a later
@@ -253,6 +258,13 @@ ROWS = {
     "n1-greedy-3p": (N1, "greedy", 3, "full", 500),
     "n1-engine-3p": (N1, GEN4, 3, "full", 200),
     "n2-greedy-3p": ("engine", "greedy", 3, "full", 500),
+    # Generation 5 against generation 4's engine (docs/learning.md, Generation 5): decides
+    # with generation 2's rule; starts of seed 12, recorded (generation 5's games for the
+    # next generation); size, rule and place (after t3-noinfer-3p, the row being played
+    # when it was placed, before the rows measuring engine) fixed on 2026-12-07, once the
+    # network existed and before its first game. Generation 4 is pinned on B's side, so that
+    # the name builds the same agent whatever the row decides.
+    "g5-engine": (GEN5, GEN4, 2, "full", 500),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -271,7 +283,7 @@ RESPECIFIED = {"e1-server_ismcts": UNORDERED_BEFORE_W1}
 SEEDS = {"b1-x4-engine": 1, "f1-greedy": 2, "f1-det": 2, "f1-server_ismcts": 2,
          "f1-mos_uct": 2, "t2-noinfer": 3, "g4-hint-engine": 4, "t3-noinfer-3p": 5,
          "w1-greedy": 2, "w1-engine": 6, "o1-engine": 7, "w2-greedy": 8,
-         "w2-engine1-3p": 9, "n1-engine-3p": 10, "n2-greedy-3p": 11}
+         "w2-engine1-3p": 9, "n1-engine-3p": 10, "n2-greedy-3p": 11, "g5-engine": 12}
 
 
 def row_seed(row: str) -> int:
@@ -333,6 +345,10 @@ W2_BEFORE = "f1-server_ismcts"
 #: adopted, N1_ADOPTED right after them.
 N1_ROWS = ("n1-greedy-3p", "t2-noinfer")
 N1_ADOPTED = ("n2-greedy-3p",)
+#: Generation 5 decides after this row of AFTER_DECISION (the one being played when the g5
+#: row was placed, 2026-12-07) and before the rows after it, which measure engine as the
+#: decision leaves it (o1-engine and g4-hint-engine pin generation 4).
+G5_AFTER = "t3-noinfer-3p"
 
 #: Rows whose games keep their events (every chance outcome and move, and each move's
 #: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from
@@ -344,7 +360,7 @@ RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p
                       "p2-server_ismcts", "g3-engine", "f1-server_ismcts", "f1-mos_uct",
                       "c2-server_ismcts", "l1-engine", "l1-server_ismcts", "g4-engine",
                       "t2-noinfer", "t3-noinfer-3p", "w1-engine", "w2-engine1-3p",
-                      "n1-engine-3p"})
+                      "n1-engine-3p", "g5-engine"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
@@ -352,7 +368,7 @@ BEFORE_GEN1 = {row for row in ROWS
                if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-", "t1-",
                                         "p2-", "b1-", "g3-", "f1-", "c2-", "l1-",
                                         "g4-", "t2-", "t3-", "o1-", "w1-", "w2-", "n1-",
-                                        "n2-"))}
+                                        "n2-", "g5-"))}
 
 
 def _file(row):
@@ -659,6 +675,15 @@ def g4_decision() -> bool | None:
     return _above_half("g4-engine")
 
 
+def g5_decision() -> bool | None:
+    """Generation 2's rule for generation 5 on the complete g5-engine row."""
+    return _above_half("g5-engine")
+
+
+def _g5_in_engine() -> bool:
+    return ENGINE.weights == "gen5" and ENGINE_END.weights == "gen5"
+
+
 def _g4_in_engine() -> bool:
     return ENGINE.weights == "gen4" and ENGINE_END.weights == "gen4"
 
@@ -741,22 +766,34 @@ DECISIONS = (
      "paranoid=True (palace_solver/sample/drawsearch.py; HINT and HINT_END keep max-n), pin "
      "paranoid=0:end_paranoid=0 in the agents of rows with three players begun before it, "
      "then queue again"),
+    # the rows the w1 and n1 decisions added, then the measuring rows up to G5_AFTER
+    ("g5", lambda taken: ((list(W1_ADOPTED) if taken["w1"] else [])
+                          + (list(N1_ADOPTED) if taken["n1"] else [])
+                          + list(AFTER_DECISION[:AFTER_DECISION.index(G5_AFTER) + 1])
+                          + ["g5-engine"]),
+     lambda: g5_decision(), lambda: _g5_in_engine(),
+     "g5-engine decides what engine is",
+     "g5-engine adopted generation 5: set ENGINE and ENGINE_END weights='gen5' "
+     "(palace_solver/sample/drawsearch.py), pin weights=gen4:end_weights=gen4 in the agents "
+     "of rows begun before it and not complete (RESPECIFIED), then queue again; the analyses "
+     "follow only by a calibration rule written first"),
 )
 
 
 def queue_rows(**given) -> tuple[list, str]:
     """The rows ``strength.py queue`` plays, in order, as the rules written before them
     decide (:data:`DECISIONS`), and why the list ends where it does. ``t1=``, ``p2=``,
-    ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``, ``n1=``: a decision (True, False or None for not
-    taken; by default its rule on the rows' files); ``t1_applied=`` and so on: whether ``engine``
-    already is the adopted candidate. A decision that adopts a candidate stops the list
-    until its change is in ``engine``: no row is begun with an engine its rule replaces."""
+    ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``, ``n1=``, ``g5=``: a decision (True, False or
+    None for not taken; by default its rule on the rows' files); ``t1_applied=`` and so on:
+    whether ``engine`` already is the adopted candidate. A decision that adopts a candidate
+    stops the list until its change is in ``engine``: no row is begun with an engine its
+    rule replaces. A row a decision lists again keeps its first place."""
     unknown = set(given) - {k for d in DECISIONS for k in (d[0], f"{d[0]}_applied")}
     if unknown:
         raise TypeError(f"queue_rows: no decision named {sorted(unknown)}")
     rows, taken = list(QUEUE), {}
     for name, extra, rule, in_engine, waiting, change in DECISIONS:
-        rows += extra(taken) if callable(extra) else extra
+        rows += [r for r in (extra(taken) if callable(extra) else extra) if r not in rows]
         decided = given.get(name, _ASK)
         taken[name] = decided = rule() if decided is _ASK else decided
         if decided is None:
@@ -766,10 +803,7 @@ def queue_rows(**given) -> tuple[list, str]:
             return rows, change
     rest = [r for r in AFTER_DECISION if r not in rows]
     if taken["w1"]:
-        rows += W1_ADOPTED
         rest.insert(rest.index(W2_BEFORE), "w2-engine1-3p")
-    if taken["n1"]:
-        rows += N1_ADOPTED
     rows += rest
     return rows, "every planned row"
 

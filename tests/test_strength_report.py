@@ -142,7 +142,7 @@ def test_the_queue_names_rows_once_and_keeps_each_plans_order():
     assert strength.row_seed("t3-noinfer-3p") not in {strength.row_seed(r) for r in after
                                                       if r != "t3-noinfer-3p"}
     # generation 4's hints against its engine, on starts of their own, after the ablation
-    assert strength.ROWS["g4-hint-engine"][:2] == ("hint", "engine")
+    assert strength.ROWS["g4-hint-engine"][:2] == ("hint", strength.GEN4)
     assert after.index("t2-noinfer") < after.index("g4-hint-engine") < len(after) - 1
     assert strength.row_seed("g4-hint-engine") not in {strength.row_seed(r) for r in after
                                                        if r != "g4-hint-engine"}
@@ -236,13 +236,28 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False,
                                     g4=False, w1=True, w1_applied=False)
     assert rows == base + after[:k] + ["w1-greedy", "w1-engine"] and "nopick_below" in why
-    rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
-                                  w1=True, w1_applied=True, n1=False)
-    rest = [r for r in after[k:] if r != "t2-noinfer"]
-    rest.insert(rest.index("f1-server_ismcts"), "w2-engine1-3p")
     w1 = ["w1-greedy", "w1-engine"]
     n1 = ["n1-greedy-3p", "t2-noinfer"]
-    assert rows == base + after[:k] + w1 + n1 + ["w1-greedy-3p", "w2-greedy"] + rest
+    # then the rows the w1 decision added, the row being played when generation 5 was
+    # placed, and g5-engine, which decides before the rows measuring engine
+    g5 = ["t3-noinfer-3p", "g5-engine"]
+    rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False,
+                                    g4=False, w1=True, w1_applied=True, n1=False, g5=None)
+    assert rows == base + after[:k] + w1 + n1 + ["w1-greedy-3p", "w2-greedy"] + g5
+    assert "g5-engine decides" in why
+    rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False,
+                                    g4=False, w1=True, w1_applied=True, n1=False, g5=True,
+                                    g5_applied=False)
+    assert rows == base + after[:k] + w1 + n1 + ["w1-greedy-3p", "w2-greedy"] + g5
+    assert "weights='gen5'" in why
+    rest = [r for r in after[k:] if r not in ("t2-noinfer", "t3-noinfer-3p")]
+    rest.insert(rest.index("f1-server_ismcts"), "w2-engine1-3p")
+    for g5_taken in ({"g5": False}, {"g5": True, "g5_applied": True}):
+        rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False,
+                                        g4=False, w1=True, w1_applied=True, n1=False,
+                                        **g5_taken)
+        assert rows == base + after[:k] + w1 + n1 + ["w1-greedy-3p", "w2-greedy"] + g5 + rest
+        assert why == "every planned row"
     # then the n1 rows: n1-greedy-3p, the rest of t2-noinfer (two players), n1-engine-3p
     # only once n1-greedy-3p has gained; the rows with three players measuring engine wait
     strength.n1_gains = lambda: None
@@ -255,23 +270,24 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
                                     n1_applied=False)
     assert rows == base + after[:k] + w1 + n1 + ["n1-engine-3p"] and "paranoid=True" in why
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
-                                  w1=True, w1_applied=True, n1=True, n1_applied=True)
+                                  w1=True, w1_applied=True, n1=True, n1_applied=True, g5=False)
     assert rows == base + after[:k] + w1 + n1 + ["n1-engine-3p", "w1-greedy-3p", "w2-greedy",
-                                                 "n2-greedy-3p"] + rest
+                                                 "n2-greedy-3p"] + g5 + rest
     assert rows.index("n2-greedy-3p") < min(rows.index("t3-noinfer-3p"),
                                             rows.index("w2-engine1-3p"))
     strength.n1_gains = lambda: False
     strength.w1_gains = lambda: False
+    rest = [r for r in after[k:] if r not in ("t2-noinfer", "t3-noinfer-3p")]
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
-                                  w1=False, n1=False)
-    assert rows == base + after[:k] + ["w1-greedy"] + n1 + [r for r in after[k:]
-                                                             if r != "t2-noinfer"]
+                                  w1=False, n1=False, g5=False)
+    assert rows == base + after[:k] + ["w1-greedy"] + n1 + g5 + rest
     rows, _ = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=True,
                                   g3=True, g3_applied=True, c2=True, c2_applied=True,
                                   l1=True, l1_applied=True, g4=True, g4_applied=True, w1=False,
-                                  n1=False)
+                                  n1=False, g5=False)
     assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 + ["g4-engine"] \
-        + after[:k] + ["w1-greedy"] + n1 + [r for r in after[k:] if r != "t2-noinfer"]
+        + after[:k] + ["w1-greedy"] + n1 + g5 + rest
+    assert len(set(rows)) == len(rows)
     # the w1 rows: after the budget row, before both ablations, which measure engine as
     # their decision leaves it; the peer rows paired by start with f1-greedy and
     # g1-greedy-3p, the other on starts of its own, all with generation 4
@@ -320,6 +336,16 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     for row in ("n1-engine-3p", "n2-greedy-3p"):
         assert strength.row_seed(row) not in {strength.row_seed(r) for r in strength.ROWS
                                               if r != row}
+    # generation 5 against generation 4's engine on starts of its own, recorded, placed
+    # after the row being played then and before the rows measuring engine; the rows
+    # after it that measure generation 4 pin it
+    assert strength.ROWS["g5-engine"] == (strength.GEN5, strength.GEN4, 2, "full", 500)
+    assert "g5-engine" in strength.RECORDED and strength.G5_AFTER == "t3-noinfer-3p"
+    assert strength.row_seed("g5-engine") not in {strength.row_seed(r) for r in strength.ROWS
+                                                  if r != "g5-engine"}
+    assert "g5-engine" not in after and "weights=gen5" in strength.GEN5
+    for row in ("o1-engine", "g4-hint-engine"):
+        assert strength.ROWS[row][1] == strength.GEN4
     with pytest.raises(TypeError, match="t2"):
         strength.queue_rows(t2=True)
 
@@ -351,6 +377,11 @@ def test_the_rules_as_written(ruled):
     assert strength.g3_decision() is False                # the interval reaches 0.5
     scores["g3-engine"] = (0.53, 0.501, 0.56)
     assert strength.g3_decision() is True
+    assert strength.g5_decision() is None
+    scores["g5-engine"] = (0.54, 0.5, 0.58)
+    assert strength.g5_decision() is False                # the interval reaches 0.5
+    scores["g5-engine"] = (0.54, 0.501, 0.58)
+    assert strength.g5_decision() is True
 
 
 @pytest.mark.parametrize("name, gain, paired, equal, even", [
@@ -421,7 +452,7 @@ def test_every_row_short_of_its_starts_records_the_agents_its_name_builds_today(
     import json
     strength = load_script("benchmarks/strength.py")
     queued, _ = strength.queue_rows(t1=True, p2=True, g3=False, c2=False, l1=False,
-                                    g4=False, w1=False, n1=False, t1_applied=True,
+                                    g4=False, w1=False, n1=False, g5=False, t1_applied=True,
                                     p2_applied=True)
     assert "e1-server_ismcts" in queued
     for row in queued:

@@ -73,6 +73,14 @@ RECIPES: dict = {
     4: {"runs": GEN4_RUNS, "init": "gen0",
         "train": {"decay": 1e-3, "epochs": 1, "lr": 2.5e-4, "seed": 0},
         "policy": {"ridge": 1e-3}},
+    # Generation 5 adds the four thousand recorded games of engines against engines since
+    # (l1-engine, g4-engine, b1-x4-engine, t2-noinfer), generation 4's own among them.
+    # Chosen by SWEEPS[5] (twelve fits, benchmarks/results/generation5-sweep.json): held-out
+    # log loss 0.61952, two epochs at the gentlest step, from gen0 (one epoch at twice the
+    # step: 0.61953); fitted under the held OpenBLAS kernel (REBUILD_ATOL).
+    5: {"runs": GEN5_RUNS, "init": "gen0",
+        "train": {"decay": 1e-3, "epochs": 2, "lr": 1.25e-4, "seed": 0},
+        "policy": {"ridge": 1e-3}},
 }
 
 #: generation -> the fits it is chosen among, written before they are fitted: every
