@@ -4,6 +4,7 @@
     python benchmarks/generations.py sweep GEN                          # the fits to choose from
     python benchmarks/generations.py train GEN                          # the next network
     python benchmarks/generations.py test RUN --first F [--games N]     # networks on held-out games
+    python benchmarks/generations.py test row:ROW --first F --players 3 # ... with three players
 
 A run is a named set of self-play games (:data:`RUNS`): the agent that plays every seat,
 the seed and the number of games. Game ``g`` of a run is the same game whoever plays it,
@@ -32,11 +33,13 @@ Runs:
   (``LAYOUT``): held-out games on layouts the engine's swap never makes, for ``test`` and
   ``calibration.py`` (no recipe reads them).
 
-``test`` scores networks on games no recipe trained on: each two-player position's value
-for the mover against the mover's final loss share (1 loss, 0 win, 1/2 draw), as log
-loss and as Brier skill against a constant 1/2, while the draw pile holds cards and once
-it is empty; intervals by bootstrap over games, and each network's difference from the
-first one named paired over the same positions.
+``test`` scores networks on games no recipe trained on (a run's, or a recorded row's:
+``row:ROW``): each two-player position's value for the mover against the mover's final
+loss share (1 loss, 0 win, 1/2 draw), as log loss and as Brier skill against a constant
+1/2, while the draw pile holds cards and once it is empty; intervals by bootstrap over
+games, and each network's difference from the first one named paired over the same
+positions. ``--players 3`` scores the positions with three players still in instead
+(the share of a draw 1/3, the Brier skill against a constant 1/3).
 
 A recipe's runs are read as their first games without a gap (``finished_games``), so a
 run still growing does not change the generations fitted on it. A run named ``row:ROW``
@@ -172,16 +175,20 @@ def finished_games(run: str) -> list:
     return first_games(path) if path.exists() else []
 
 
-def _two_player_values(data: dict, gens: list[str]) -> dict:
-    """Mover's value of every two-player position under each network, with its outcome,
-    game and draw pile."""
+def _mover_values(data: dict, gens: list[str], players: int = 2) -> dict:
+    """Mover's value of every position with ``players`` players still in under each
+    network, with its outcome, game and draw pile.
+
+    :raises ValueError: no such position."""
     import numpy as np
 
     from palace_solver.learn.features import rows
     from palace_solver.learn.model import load_weights, probs
     from palace_solver.solve.engine import weights_path
-    idx = np.nonzero(data["nact"] == 2)[0]
-    r = data["start"][idx][:, None] + np.arange(2)[None, :]
+    idx = np.nonzero(data["nact"] == players)[0]
+    if not len(idx):
+        raise ValueError(f"no position with {players} players still in")
+    r = data["start"][idx][:, None] + np.arange(players)[None, :]
     pb, pub = data["pb"][r], data["pub"][idx]
     out = {"y": data["y"][r][:, 0].astype(np.float64), "game": data["game"][idx],
            "draw": pub[:, 61].astype(np.int64)}
@@ -192,21 +199,27 @@ def _two_player_values(data: dict, gens: list[str]) -> dict:
     return out
 
 
-def score_networks(games: list, gens: list[str], boot: int = 1000, seed: int = 0) -> dict:
-    """Log loss and Brier skill against 1/2 of each network on the two-player positions of
-    ``games`` (``(number, record)``), by phase, with bootstrap intervals over games."""
+def score_networks(games: list, gens: list[str], boot: int = 1000, seed: int = 0,
+                   players: int = 2) -> dict:
+    """Log loss and Brier skill against an equal share (1/2 with two players) of each
+    network on the positions of ``games`` (``(number, record)``) with ``players`` players
+    still in, by phase, with bootstrap intervals over games."""
     import numpy as np
 
     from palace_solver.learn.engine_games import to_dataset
     from palace_solver.sample.stats import group_bootstrap, group_sums, percentile_ci
-    v = _two_player_values(to_dataset(games), gens)
+    v = _mover_values(to_dataset(games), gens, players)
     inv, picks = group_bootstrap(v["game"], boot, np.random.default_rng(seed))
     size = picks.shape[1]
-    out = {"games": int(size), "phases": {}}
+    share = 1 / players
+    out = {"games": int(size), "players": players, "baseline": share, "phases": {}}
     for phase, sel in (("all", np.ones(len(v["y"]), bool)), ("draw pile not empty", v["draw"] > 0),
                        ("draw pile empty", v["draw"] == 0)):
+        if not sel.any():
+            out["phases"][phase] = {"positions": 0}
+            continue
         y, g = v["y"][sel], inv[sel]
-        base = group_sums(g, (0.5 - y) ** 2, size)
+        base = group_sums(g, (share - y) ** 2, size)
         row = {"positions": int(sel.sum())}
 
         def skill(p, wts):
@@ -281,6 +294,18 @@ def rebuild(gen: int) -> int:
     return 0 if equal else 1
 
 
+def _test_run(name: str) -> str:
+    """A run ``test`` can score: one of RUNS, or ``row:ROW`` for a recorded strength row."""
+    if name in RUNS:
+        return name
+    if name.startswith(ROW_RUN):
+        from strength import RECORDED   # benchmarks/strength.py
+        if name[len(ROW_RUN):] in RECORDED:
+            return name
+    raise argparse.ArgumentTypeError(f"{name!r}: not a run ({', '.join(sorted(RUNS))}) "
+                                     f"nor row:ROW of a recorded strength row")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -299,8 +324,12 @@ def main(argv=None) -> int:
     w.add_argument("gen", type=int, choices=sorted(SWEEPS))
     w.add_argument("--output", type=Path, help="default: results/generationGEN-sweep.json")
     s = sub.add_parser("test", help="score networks on games no recipe trained on")
-    s.add_argument("run", choices=sorted(RUNS))
+    s.add_argument("run", type=_test_run,
+                   help=f"a run ({', '.join(sorted(RUNS))}) or row:ROW, a recorded strength row")
     s.add_argument("--first", type=int, required=True, help="the first game scored")
+    s.add_argument("--players", type=int, default=2,
+                   help="score the positions with this many players still in (default 2); "
+                        "the Brier skill is against an equal share, 1/PLAYERS")
     s.add_argument("--games", type=int, help="how many (default: the rest of the run)")
     s.add_argument("--gens", default="gen1,gen0", help="networks, the first one the reference")
     s.add_argument("--output", type=Path, help="also write the JSON here")
@@ -316,8 +345,11 @@ def main(argv=None) -> int:
                 if run == args.run and count > args.first:
                     print(f"note: gen{gen} trained on games 0-{count - 1} of {run}",
                           file=sys.stderr)
-        res = {"run": args.run, "first": games[0][0], "last": games[-1][0],
-               **score_networks(games, args.gens.split(","))}
+        try:
+            scores = score_networks(games, args.gens.split(","), players=args.players)
+        except ValueError as e:
+            raise SystemExit(f"run {args.run}: {e}")
+        res = {"run": args.run, "first": games[0][0], "last": games[-1][0], **scores}
         text = json.dumps(res, indent=1)
         print(text)
         if args.output:

@@ -150,8 +150,10 @@ def test_each_planned_sweep_names_runs_the_repository_can_hold():
             if run.startswith(gens.ROW_RUN):
                 from strength import RECORDED, ROWS  # benchmarks/strength.py
                 row = run[len(gens.ROW_RUN):]
-                assert row in RECORDED and ROWS[row][2] == 2
-                assert count <= ROWS[row][4] * 2   # its starts, both seatings
+                assert row in RECORDED
+                players, starts = ROWS[row][2], ROWS[row][4]
+                # whole starts (every seating: a start's games share its deal and chance)
+                assert count <= starts * players and count % players == 0
             else:
                 assert run in gens.RUNS
         # a generation chosen by its sweep is the sweep's choice, as the sweep wrote it
@@ -159,6 +161,14 @@ def test_each_planned_sweep_names_runs_the_repository_can_hold():
         if gen in RECIPES:
             chosen = json.loads(out.read_text())["chosen"]
             assert chosen == json.loads(json.dumps(RECIPES[gen]))
+
+
+def test_generation_6_leaves_the_last_hundred_starts_of_its_three_player_row_to_its_test():
+    _generations_script()       # puts benchmarks/ on the path
+    from strength import ROWS   # benchmarks/strength.py
+    (count,) = [c for run, c in SWEEPS[6]["runs"] if run == "row:t3-noinfer-3p"]
+    assert ROWS["t3-noinfer-3p"][2:] == (3, "full", 500) and count == 400 * 3
+    assert not any(run.startswith("row:t3-") for run, _ in SWEEPS[5]["runs"])
 
 
 def _generations_script():
@@ -171,7 +181,7 @@ def test_networks_are_scored_against_the_outcomes_of_their_positions():
              for t in game_tasks(6, seed=5, agent="greedy", players={2: 1.0})]
     res = gens.score_networks(games, ["gen1", "gen1", "gen0"], boot=50)
     from palace_solver.learn.engine_games import to_dataset
-    v = gens._two_player_values(to_dataset(games), ["gen0"])
+    v = gens._mover_values(to_dataset(games), ["gen0"])
     y, p = v["y"], v["gen0"]
     row = res["phases"]["all"]
     assert row["positions"] == len(y) > 0
@@ -184,6 +194,30 @@ def test_networks_are_scored_against_the_outcomes_of_their_positions():
     assert row["gen1"]["minus_gen1"] == 0 and row["gen1"]["minus_gen1_ci95"] == [0, 0]
     parts = [res["phases"][k]["positions"] for k in ("draw pile not empty", "draw pile empty")]
     assert sum(parts) == row["positions"]
+
+
+def test_three_player_positions_are_scored_against_an_equal_share_of_a_third():
+    import numpy as np
+    from palace_solver.learn.engine_games import to_dataset
+    gens = _generations_script()
+    games = [(t["id"], play_selfplay_game(t))
+             for t in game_tasks(4, seed=6, agent="greedy", players={3: 1.0})]
+    data = to_dataset(games)
+    res = gens.score_networks(games, ["gen0"], boot=50, players=3)
+    v = gens._mover_values(data, ["gen0"], players=3)
+    y, p = v["y"], v["gen0"]
+    row = res["phases"]["all"]
+    # every decision with three players still in, none of those after one went out
+    assert row["positions"] == len(y) == int((data["nact"] == 3).sum()) > 0
+    assert res["players"] == 3 and res["baseline"] == pytest.approx(1 / 3)
+    # the mover's outcome is a loss share of three players, and each position's value is the
+    # mover's entry of the network's loss estimates for the three players
+    assert set(np.round(y, 6)) <= {0.0, 1.0, round(1 / 3, 6)}
+    assert ((p > 0) & (p < 1)).all()
+    assert row["gen0"]["brier_skill"] == pytest.approx(
+        1 - ((p - y) ** 2).mean() / ((1 / 3 - y) ** 2).mean(), abs=1e-4)
+    with pytest.raises(ValueError, match="no position with 4 players"):
+        gens.score_networks(games, ["gen0"], boot=10, players=4)
 
 
 def test_a_recorded_strength_row_reads_as_self_play_games(tmp_path):

@@ -37,6 +37,13 @@ GEN4_RUNS = [["gen0-train", 360], ["gen1-calib", 400], ["row:t1-engine", 1000],
 GEN5_RUNS = GEN4_RUNS + [["row:l1-engine", 1000], ["row:g4-engine", 1000],
                          ["row:b1-x4-engine", 1000], ["row:t2-noinfer", 1000]]
 
+#: generation 6's data: generation 5's, the recorded two-player games of engines against
+#: engines since (generation 4's w1-engine, generation 5 against 4) and the first time
+#: three-player games of engines, t3-noinfer-3p's first 400 starts in their seatings (its
+#: last 100 starts are generation 6's three-player test) (docs/learning.md, Generation 6)
+GEN6_RUNS = GEN5_RUNS + [["row:w1-engine", 1000], ["row:g5-engine", 1000],
+                         ["row:t3-noinfer-3p", 1200]]
+
 #: generation -> recipe. ``runs``: (run, first games) pairs (benchmarks/generations.py
 #: plays the runs); ``init``: the generation it goes on from; ``train``: options of
 #: :func:`palace_solver.learn.train.train`; ``policy``: of :func:`~.policy.fit`.
@@ -97,6 +104,11 @@ SWEEPS: dict = {
         "policy": {"ridge": 1e-3}},
     # the gentlest fit won generations 3 and 4, so a gentler step joins the grid
     5: {"runs": GEN5_RUNS, "init": ["gen0", "gen4"],
+        "train": {"epochs": [1, 2], "lr": [1.25e-4, 2.5e-4, 5e-4], "decay": [1e-3],
+                  "seed": [0]},
+        "policy": {"ridge": 1e-3}},
+    # generation 5's grid, going on from gen0 or from gen5
+    6: {"runs": GEN6_RUNS, "init": ["gen0", "gen5"],
         "train": {"epochs": [1, 2], "lr": [1.25e-4, 2.5e-4, 5e-4], "decay": [1e-3],
                   "seed": [0]},
         "policy": {"ridge": 1e-3}},
