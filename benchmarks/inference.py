@@ -1,7 +1,8 @@
 """How much the inference of hidden cards knows: the true hands against the deals it draws.
 
     python benchmarks/inference.py [--run gen0-train] [--first 110] [--games 40] [--weights gen1]
-                                   [--temp 1.0]
+                                   [--temp 1.0] [--greedy 0.0]
+    python benchmarks/inference.py --play greedy --games 40 [--players 2] [--seed 0] ...
 
 For every decision of the games ``first .. first + games - 1`` of a self-play run (games
 the generation's policy model was not fitted on), as the mover saw it (its own hand, what
@@ -13,7 +14,11 @@ uniform deals without inference: the same candidates, equal weights). The score 
 mean log-likelihood of the true cards' ranks, inference minus uniform, in nats per hidden
 card: above 0, the weighted deals put more mass on the hands the players really held.
 ``--temp`` multiplies the log-weights (``SearchConfig.infer_temp``: below 1 flattens them,
-for a policy model too sure of itself).
+for a policy model too sure of itself). ``--greedy G`` gives each other seat the greedy
+style with prior G (``SearchConfig.infer_greedy``, ext/decide.pxi, Styles). ``--play AGENT``
+scores fresh self-play games of that agent instead of a run's (``--players``: how many
+players; ``--seed``): ``--play greedy`` asks how well the inference reads seats that play
+as the greedy bot does.
 Intervals: by bootstrap over games (the decisions of one game are not independent).
 """
 from __future__ import annotations
@@ -32,7 +37,8 @@ import provenance  # noqa: E402
 from generations import games_file  # noqa: E402
 
 from palace_solver.agents.method_bots import observations  # noqa: E402
-from palace_solver.learn.engine_games import read_games, replay_tracked  # noqa: E402
+from palace_solver.learn.engine_games import (  # noqa: E402
+    game_tasks, play_selfplay_game, read_games, replay_tracked)
 from palace_solver.sample.drawsearch import SearchConfig, decide, state_view  # noqa: E402
 from palace_solver.sample.stats import group_bootstrap, percentile_ci  # noqa: E402
 from palace_solver.solve.engine import compiled  # noqa: E402
@@ -102,13 +108,28 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--weights", default="gen1", help="the generation whose policy model")
     ap.add_argument("--temp", type=float, default=1.0, help="infer_temp of the weights")
+    ap.add_argument("--greedy", type=float, default=0.0,
+                    help="infer_greedy: the prior of the greedy style of a seat (default 0)")
+    ap.add_argument("--play", metavar="AGENT",
+                    help="score fresh self-play games of AGENT (greedy, ...) instead of --run")
+    ap.add_argument("--players", type=int, default=2, help="with --play (default 2)")
+    ap.add_argument("--seed", type=int, default=0, help="with --play (default 0)")
     ap.add_argument("--output", default=str(provenance.RESULTS / "inference.json"))
     args = ap.parse_args(argv)
     rec = provenance.record()
     # decide() loads the network and its policy model
-    cfg = CFG.with_(weights=args.weights, infer_temp=args.temp)
-    games = [(g, r) for g, r in read_games(games_file(args.run))
-             if args.first <= g < args.first + args.games]
+    try:
+        cfg = CFG.with_(weights=args.weights, infer_temp=args.temp, infer_greedy=args.greedy)
+    except ValueError as e:
+        ap.error(str(e))
+    if args.play:
+        tasks = game_tasks(args.games, seed=args.seed, agent=args.play,
+                           players={args.players: 1.0}, first=args.first)
+        games = [(t["id"], play_selfplay_game(t)) for t in tasks]
+        args.run = f"play:{args.play}:{args.players}p:seed{args.seed}"
+    else:
+        games = [(g, r) for g, r in read_games(games_file(args.run))
+                 if args.first <= g < args.first + args.games]
     if len(games) < args.games:
         print(f"{args.run}: only {len(games)} of the {args.games} games asked are finished",
               file=sys.stderr)

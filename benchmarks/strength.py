@@ -72,6 +72,10 @@ GEN3 = "engine:weights=gen3:end_weights=gen3"
 #: played before the w1 decision, the engine that kept its near pickups until another side
 #: took the pile by choice (``nopick_below=none`` now)
 GEN4 = "engine:weights=gen4:end_weights=gen4"
+#: the m1 candidate: the inference takes each other seat for the greedy style with prior 0.1
+#: (SearchConfig.infer_greedy; RESULTS-strength.md, Styles of play in the inference), in
+#: both phases; generation 4's network pinned, as in the rows it is paired with
+STYLES = "engine:infer_greedy=0.1:end_infer_greedy=0.1:weights=gen4:end_weights=gen4"
 #: generation 5's network and policy model (docs/learning.md, Generation 5): the g5 row's
 #: candidate
 GEN5 = "engine:weights=gen5:end_weights=gen5"
@@ -265,6 +269,18 @@ ROWS = {
     # network existed and before its first game. Generation 4 is pinned on B's side, so that
     # the name builds the same agent whatever the row decides.
     "g5-engine": (GEN5, GEN4, 2, "full", 500),
+    # Styles of play in the inference (RESULTS-strength.md, rows m1-): the candidate against
+    # two greedy on g1-greedy-3p's starts (paired by start with w1-greedy-3p, engine as it
+    # is on them); then, only if it gains there, against generation 4's engine (200 starts
+    # of seed 13, recorded), and against greedy with two players on f1-greedy's starts
+    # (paired with w1-greedy; decides nothing); and, only if the rule adopts it, engine as
+    # that leaves it against two greedy on starts no choice has seen (seed 14). Starts, rule
+    # and place (after t3-noinfer-3p, before g5-engine) fixed on 2026-12-07 before the
+    # first game of any.
+    "m1-greedy-3p": (STYLES, "greedy", 3, "full", 500),
+    "m1-engine": (STYLES, GEN4, 2, "full", 200),
+    "m1-greedy": (STYLES, "greedy", 2, "full", 500),
+    "m2-greedy-3p": ("engine", "greedy", 3, "full", 500),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -283,7 +299,8 @@ RESPECIFIED = {"e1-server_ismcts": UNORDERED_BEFORE_W1}
 SEEDS = {"b1-x4-engine": 1, "f1-greedy": 2, "f1-det": 2, "f1-server_ismcts": 2,
          "f1-mos_uct": 2, "t2-noinfer": 3, "g4-hint-engine": 4, "t3-noinfer-3p": 5,
          "w1-greedy": 2, "w1-engine": 6, "o1-engine": 7, "w2-greedy": 8,
-         "w2-engine1-3p": 9, "n1-engine-3p": 10, "n2-greedy-3p": 11, "g5-engine": 12}
+         "w2-engine1-3p": 9, "n1-engine-3p": 10, "n2-greedy-3p": 11, "g5-engine": 12,
+         "m1-greedy": 2, "m1-engine": 13, "m2-greedy-3p": 14}
 
 
 def row_seed(row: str) -> int:
@@ -349,6 +366,12 @@ N1_ADOPTED = ("n2-greedy-3p",)
 #: row was placed, 2026-12-07) and before the rows after it, which measure engine as the
 #: decision leaves it (o1-engine and g4-hint-engine pin generation 4).
 G5_AFTER = "t3-noinfer-3p"
+#: The rows of the m1 decision (styles of play in the inference), after G5_AFTER and
+#: before g5-engine: m1-greedy-3p first, then m1-engine and m1-greedy only if it gains.
+#: With the candidate adopted, M1_ADOPTED right after them.
+M1_ROWS = ("m1-greedy-3p",)
+M1_GAINED = ("m1-engine", "m1-greedy")
+M1_ADOPTED = ("m2-greedy-3p",)
 
 #: Rows whose games keep their events (every chance outcome and move, and each move's
 #: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from
@@ -360,7 +383,7 @@ RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p
                       "p2-server_ismcts", "g3-engine", "f1-server_ismcts", "f1-mos_uct",
                       "c2-server_ismcts", "l1-engine", "l1-server_ismcts", "g4-engine",
                       "t2-noinfer", "t3-noinfer-3p", "w1-engine", "w2-engine1-3p",
-                      "n1-engine-3p", "g5-engine"})
+                      "n1-engine-3p", "g5-engine", "m1-engine"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
@@ -368,7 +391,7 @@ BEFORE_GEN1 = {row for row in ROWS
                if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-", "t1-",
                                         "p2-", "b1-", "g3-", "f1-", "c2-", "l1-",
                                         "g4-", "t2-", "t3-", "o1-", "w1-", "w2-", "n1-",
-                                        "n2-", "g5-"))}
+                                        "n2-", "g5-", "m1-", "m2-"))}
 
 
 def _file(row):
@@ -625,7 +648,7 @@ def _gains(row: str, paired: str) -> bool | None:
 
 
 def _gains_then_holds(gains: bool | None, equal: str) -> bool | None:
-    """The shape of the w1 and n1 rules: the candidate gained against a side that never
+    """The shape of the w1, n1 and m1 rules: the candidate gained against a side that never
     picks up by choice (``gains``, from :func:`_gains`; only then is ``equal`` played) and
     the row ``equal`` against ``engine`` does not lie below the score of equal
     sides (None: a row it needs not complete; False as soon as there is no gain)."""
@@ -673,6 +696,30 @@ def _w1_in_engine() -> bool:
 def g4_decision() -> bool | None:
     """Generation 2's rule for generation 4 on the complete g4-engine row."""
     return _above_half("g4-engine")
+
+
+def _after_n1(taken: dict) -> list:
+    """The rows the w1 and n1 decisions added, then the measuring rows up to G5_AFTER."""
+    return ((list(W1_ADOPTED) if taken["w1"] else [])
+            + (list(N1_ADOPTED) if taken["n1"] else [])
+            + list(AFTER_DECISION[:AFTER_DECISION.index(G5_AFTER) + 1]))
+
+
+def m1_gains() -> bool | None:
+    """Whether m1-greedy-3p gains over w1-greedy-3p (:func:`_gains`). Only then are
+    m1-engine and m1-greedy played."""
+    return _gains("m1-greedy-3p", "w1-greedy-3p")
+
+
+def m1_decision() -> bool | None:
+    """The rule for the greedy style in the inference: adopted if m1-greedy-3p gains
+    (m1_gains) and m1-engine's interval does not lie below 0.5; m1-greedy decides
+    nothing."""
+    return _gains_then_holds(m1_gains(), "m1-engine")
+
+
+def _m1_in_engine() -> bool:
+    return ENGINE.infer_greedy == 0.1 and ENGINE_END.infer_greedy == 0.1
 
 
 def g5_decision() -> bool | None:
@@ -766,10 +813,17 @@ DECISIONS = (
      "paranoid=True (palace_solver/sample/drawsearch.py; HINT and HINT_END keep max-n), pin "
      "paranoid=0:end_paranoid=0 in the agents of rows with three players begun before it, "
      "then queue again"),
-    # the rows the w1 and n1 decisions added, then the measuring rows up to G5_AFTER
-    ("g5", lambda taken: ((list(W1_ADOPTED) if taken["w1"] else [])
-                          + (list(N1_ADOPTED) if taken["n1"] else [])
-                          + list(AFTER_DECISION[:AFTER_DECISION.index(G5_AFTER) + 1])
+    # the rows the w1 and n1 decisions added, the measuring rows up to G5_AFTER, then the
+    # m1 rows: m1-greedy-3p, and m1-engine and m1-greedy once it has gained
+    ("m1", lambda taken: (_after_n1(taken) + list(M1_ROWS)
+                          + (list(M1_GAINED) if m1_gains() else [])),
+     lambda: m1_decision(), lambda: _m1_in_engine(),
+     "the m1 rows decide what engine is",
+     "the m1 rows adopted the greedy style in the inference: set ENGINE and ENGINE_END "
+     "infer_greedy=0.1 (palace_solver/sample/drawsearch.py; HINT and HINT_END keep 0), pin "
+     "infer_greedy=0:end_infer_greedy=0 in the agents of rows begun before it and not "
+     "complete (UNORDERED_AS_BEGUN, RESPECIFIED), then queue again"),
+    ("g5", lambda taken: (_after_n1(taken) + (list(M1_ADOPTED) if taken["m1"] else [])
                           + ["g5-engine"]),
      lambda: g5_decision(), lambda: _g5_in_engine(),
      "g5-engine decides what engine is",
@@ -783,8 +837,8 @@ DECISIONS = (
 def queue_rows(**given) -> tuple[list, str]:
     """The rows ``strength.py queue`` plays, in order, as the rules written before them
     decide (:data:`DECISIONS`), and why the list ends where it does. ``t1=``, ``p2=``,
-    ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``, ``n1=``, ``g5=``: a decision (True, False or
-    None for not taken; by default its rule on the rows' files); ``t1_applied=`` and so on:
+    ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``, ``n1=``, ``m1=``, ``g5=``: a decision (True,
+    False or None for not taken; by default its rule on the rows' files); ``t1_applied=`` and so on:
     whether ``engine`` already is the adopted candidate. A decision that adopts a candidate
     stops the list until its change is in ``engine``: no row is begun with an engine its
     rule replaces. A row a decision lists again keeps its first place."""

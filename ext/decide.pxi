@@ -52,9 +52,20 @@
 # ones (the draws are exchangeable with the cards held before them), which makes each
 # weight a random but unbiased estimate of the likelihood. Without observations every
 # weight is 1 and the deals are the uniform ones of before, dealt the same way.
+#
+# Styles. The policy model is fitted on the engine's own play, and a seat may play
+# otherwise: the greedy bot, or a person who plays their lowest card and keeps the
+# specials, as the bot does. With `infer_greedy` g > 0, each other seat is of the greedy
+# style (policy.pxi's pol_greedy_logprob: the bot's move but for a rare slip) with prior
+# probability g, else of the model's, the seats independently; a deal's weight is then the
+# product over the seats of g L_greedy + (1 - g) L_model, each likelihood tempered. A seat
+# whose moves the bot would have made, where the model found them less likely, shifts
+# toward the greedy style within a few moves, and the deals consistent with those moves
+# take the weight; a seat that strays from the bot's moves keeps the model's weights.
 
 
 from libc.stdlib cimport malloc, realloc, free
+from libc.math cimport fabs, log1p
 
 cdef uint64_t INFER_SALT = <uint64_t>0x1f83d9abfb41bd6bULL   # candidates' generators
 
@@ -262,18 +273,22 @@ cdef object dv_array(const DealValues* dv):
 cdef double infer_logw(const PState* det, const PState* view, const int* hid,
                        const PState* obs, const int* ohid, const int* oq, const CMove* om,
                        const uint8_t* oup, const int* odrawn, int nobs,
-                       uint64_t* st) noexcept nogil:
-    """log-likelihood of the observed moves given the hands of `det` (the file's comment):
-    obs[j] is the view before observation j (oldest first), ohid its hidden counts (n per
-    observation), oq its player, om the move, oup the unknown cards it played (16 per
-    observation), odrawn the cards drawn after it."""
+                       uint64_t* st, double temp, double greedy) noexcept nogil:
+    """The tempered log-likelihood of the observed moves given the hands of `det` (the
+    file's comment): obs[j] is the view before observation j (oldest first), ohid its
+    hidden counts (n per observation), oq its player, om the move, oup the unknown cards it
+    played (16 per observation), odrawn the cards drawn after it. With `greedy` > 0, each
+    player is of the greedy style with that probability, else of the model's, and their
+    likelihood is the mixture of the two styles' (each tempered)."""
     cdef int q, j, r, k, total, x, n = view.n
     cdef int u[16]
-    cdef double lw = 0.0
+    cdef double lw = 0.0, lm, lg, a, b
     cdef PState c
     for q in range(n):
         if hid[q] == 0:
             continue
+        lm = 0.0
+        lg = 0.0
         total = 0
         for r in range(16):
             u[r] = det.pl[q].hand[r] - view.pl[q].hand[r]
@@ -306,8 +321,16 @@ cdef double infer_logw(const PState* det, const PState* view, const int* hid,
                 c.pl[q].hand_n += u[r]
             if total < 0 or c.to_move != q:
                 break
-            lw += pol_logprob(&c, om[j])
-    return lw
+            if greedy > 0.0:
+                lm += pol_logprob(&c, om[j])
+                lg += pol_greedy_logprob(&c, om[j])
+            else:
+                lw += pol_logprob(&c, om[j])     # (as before the styles, to the last bit)
+        if greedy > 0.0:
+            a = log(1.0 - greedy) + temp * lm
+            b = log(greedy) + temp * lg
+            lw += (a if a > b else b) + log1p(exp(-fabs(a - b)))
+    return lw if greedy > 0.0 else temp * lw
 
 
 cdef class Decider:
@@ -320,7 +343,8 @@ cdef class Decider:
     ``contempt`` how much worse than a draw the mover counts a repetition (DeepSearch),
     ``revealed`` match a history view with more hidden cards of one player than now
     (deal_history; off: only views with the current hidden counts), ``paranoid`` (three
-    or more players) the paranoid search of each deal (deepen.pxi).
+    or more players) the paranoid search of each deal (deepen.pxi), ``infer_greedy`` the
+    prior that another seat plays the greedy style (the file's comment; 0: the model only).
     """
     cdef DeepSearch search
     cdef public int determinizations, chance_width, rollouts, max_depth
@@ -331,6 +355,7 @@ cdef class Decider:
     cdef public double hash_mb
     cdef public int infer
     cdef public double infer_temp
+    cdef public double infer_greedy   # the prior that another seat plays the greedy style
     cdef public double contempt
     cdef public bint revealed
     cdef public bint paranoid        # three or more players: DeepSearch's paranoid search
@@ -340,9 +365,11 @@ cdef class Decider:
                  int rollouts=0, int max_depth=64, double hash_mb=2.0, bint ordered=False,
                  uint64_t exact_nodes=0, bint stop_at_budget=False, int infer=0,
                  double infer_temp=1.0, double contempt=0.0, bint revealed=False,
-                 bint paranoid=False):
+                 bint paranoid=False, double infer_greedy=0.0):
         if determinizations < 1:
             raise ValueError("determinizations must be at least 1")
+        if not 0.0 <= infer_greedy < 1.0:
+            raise ValueError(f"infer_greedy {infer_greedy} is outside [0, 1)")
         if not 0.0 <= contempt <= 0.25:
             raise ValueError(f"contempt {contempt} is outside [0, 0.25]")
         self.determinizations = determinizations
@@ -356,6 +383,7 @@ cdef class Decider:
         self.stop_at_budget = stop_at_budget
         self.infer = infer
         self.infer_temp = infer_temp
+        self.infer_greedy = infer_greedy
         self.contempt = contempt
         self.revealed = revealed
         self.paranoid = paranoid
@@ -580,8 +608,8 @@ cdef class Decider:
                 copy_state(&cand[c], &view.s)
                 st = seed_mix(seed ^ INFER_SALT, <uint64_t>c)
                 determinize_view(&cand[c], hid, &st)
-                lw[c] = self.infer_temp * infer_logw(&cand[c], &view.s, hid, obs, ohid, oq,
-                                                     om, oup, odrawn, nobs, &st)
+                lw[c] = infer_logw(&cand[c], &view.s, hid, obs, ohid, oq, om, oup, odrawn,
+                                   nobs, &st, self.infer_temp, self.infer_greedy)
                 if lw[c] > mx:
                     mx = lw[c]
             for c in range(ncand):

@@ -2,6 +2,8 @@
 # inference of hidden hands (decide.pxi weighs each deal by how well it explains the moves
 # the others made). palace_solver/learn/policy.py fits it on the engine's own games.
 # May use: core.pxi (moves, the state), chance.pxi (the greedy bot's move).
+# Beside the model, the greedy style (pol_greedy_logprob): the greedy bot's move but for a
+# rare slip, the other style decide.pxi's inference can take a seat for (`infer_greedy`).
 #
 # Why this shape. Inference needs the probability of a move a player made, given what that
 # player knew: their own hand, the table and the public counts, never the other hands. So
@@ -136,7 +138,34 @@ cdef double pol_logprob(const PState* s, CMove m) noexcept nogil:
     return z[hit] - mx - log(tot)
 
 
+#: A seat that plays like the greedy bot (decide.pxi's mixture of styles, `infer_greedy`):
+#: the bot's move but for a slip this likely, spread over every legal move, so that a deal
+#: one observed move of theirs contradicts keeps a little weight.
+cdef double GREEDY_SLIP = 0.02
+
+
+cdef double pol_greedy_logprob(const PState* s, CMove m) noexcept nogil:
+    """log P(m | s) for a player of the greedy style: (1 - GREEDY_SLIP) on the greedy bot's
+    move, GREEDY_SLIP shared equally by every legal move (0 when the move is forced or not
+    legal here, as pol_logprob)."""
+    cdef CMove moves[MAX_MOVES]
+    cdef int nm = gen_moves(s, moves), i, hit = -1
+    cdef CMove g
+    if nm < 2:
+        return 0.0
+    for i in range(nm):
+        if moves[i].kind == m.kind and moves[i].rank == m.rank and moves[i].count == m.count:
+            hit = i
+    if hit < 0:
+        return 0.0
+    g = greedy_move(s, moves, nm)
+    if g.kind == m.kind and g.rank == m.rank and g.count == m.count:
+        return log(1.0 - GREEDY_SLIP + GREEDY_SLIP / nm)
+    return log(GREEDY_SLIP / nm)
+
+
 POLICY_FEATURES = POL_NF
+GREEDY_STYLE_SLIP = GREEDY_SLIP
 
 
 def policy_features(CState c):
@@ -178,3 +207,12 @@ def policy_logprob(CState c, move):
     m.rank = move.rank
     m.count = move.count
     return pol_logprob(&c.s, m)
+
+
+def greedy_style_logprob(CState c, move):
+    """log P(move | c) for a player of the greedy style (0 for a forced move)."""
+    cdef CMove m
+    m.kind = _KIND_CODE[move.kind]
+    m.rank = move.rank
+    m.count = move.count
+    return pol_greedy_logprob(&c.s, m)

@@ -116,15 +116,18 @@ def test_a_hand_with_more_choices_explains_a_move_less():
         assert all(abs(a - math.exp(b - m) / z) < 1e-9 for a, b in zip(w, logw))
 
 
-def _python_logw(view, hidden, cand, obs, me):
-    """The log-likelihood of the observed moves given a candidate deal, rebuilt in Python:
-    going back over a decision adds the unknown cards it played (no draws here)."""
+def _python_logw(view, hidden, cand, obs, me, temp=1.0, greedy=0.0):
+    """The log-likelihood of the observed moves given a candidate deal, rebuilt in Python
+    and tempered: going back over a decision adds the unknown cards it played (no draws
+    here). With ``greedy`` > 0 each seat's likelihood mixes the greedy style's (the Python
+    greedy bot's move but for a slip) with prior ``greedy`` and the model's."""
     cs = cand.to_state()
     vs = view.to_state()
     total = 0.0
     for q in range(len(hidden)):
         if q == me or not hidden[q]:
             continue
+        lm = lg = 0.0
         u = [cs.hands[q][r] - vs.hands[q][r] for r in range(16)]
         for ov, oh, oq, mv, up, drawn in reversed(obs):
             if oq != q:
@@ -136,15 +139,33 @@ def _python_logw(view, hidden, cand, obs, me):
             for r in range(16):
                 st.hands[q][r] += u[r]
                 st.pool[r] -= u[r]
-            total += E.policy_logprob(E.CState.from_state(st), mv)
+            lm += E.policy_logprob(E.CState.from_state(st), mv)
+            lg += _greedy_style_logprob(st, mv)
+        if greedy:
+            total += math.log((1 - greedy) * math.exp(temp * lm) + greedy * math.exp(temp * lg))
+        else:
+            total += temp * lm
     return total
 
 
-@pytest.mark.parametrize("temp", [1.0, 0.5])
-def test_weights_are_the_likelihood_of_the_observed_moves(theta, temp):
-    # tempered (infer_temp T), a weight is the likelihood to the power T, normalised
+def _greedy_style_logprob(st, mv):
+    """The greedy style, by its definition: the greedy bot's move with probability
+    1 - slip, the slip shared by every legal move; a forced move explains nothing."""
+    moves = st.legal_moves()
+    if len(moves) < 2:
+        return 0.0
+    assert mv in moves
+    slip = E.GREEDY_STYLE_SLIP
+    bot = GreedyBot().choose(st, random.Random(0))
+    return math.log((1 - slip) * (mv == bot) + slip / len(moves))
+
+
+@pytest.mark.parametrize("temp, greedy", [(1.0, 0.0), (0.5, 0.0), (1.0, 0.3), (0.5, 0.1)])
+def test_weights_are_the_likelihood_of_the_observed_moves(theta, temp, greedy):
+    # tempered (infer_temp T), a weight is the likelihood to the power T, normalised; with
+    # the greedy style (infer_greedy g) each seat's likelihood is g L_greedy + (1 - g) L_model
     checked = 0
-    cfg = CFG.with_(infer_temp=temp)
+    cfg = CFG.with_(infer_temp=temp, infer_greedy=greedy)
     for s, me, tracker in _endgame_positions(5, seed=11):
         view, hidden = state_view(s, me, tracker.known)
         obs = _since_draws(observations(s, me, tracker))
@@ -152,9 +173,9 @@ def test_weights_are_the_likelihood_of_the_observed_moves(theta, temp):
         raw = decide(view, hidden, cfg, seed, observations=obs)
         w = raw["weights"]
         assert abs(sum(w) - 1) < 1e-9 and min(w) >= 0
-        logw = [temp * _python_logw(view, hidden,
-                                    E.determinize(view, hidden, E.candidate_seed(seed, c)),
-                                    obs, me)
+        logw = [_python_logw(view, hidden,
+                             E.determinize(view, hidden, E.candidate_seed(seed, c)),
+                             obs, me, temp, greedy)
                 for c in range(len(w))]
         m = max(logw)
         z = sum(math.exp(x - m) for x in logw)
@@ -237,3 +258,52 @@ def test_a_network_searches_with_another_generations_policy_model():
     finally:
         use_eval_weights("")
         E.unload_policy_weights()
+
+
+def test_the_greedy_style_is_a_distribution_over_the_legal_moves_and_off_by_default():
+    rng = random.Random(2)
+    for s, me, _ in _endgame_positions(6, seed=7):
+        c = E.CState.from_state(s)
+        moves = c.legal_moves()
+        p = [math.exp(E.greedy_style_logprob(c, m)) for m in moves]
+        if len(moves) > 1:
+            assert abs(sum(p) - 1) < 1e-12
+            assert p.count(max(p)) == 1          # the greedy bot's move, the Python bot's
+            assert moves[p.index(max(p))] == GreedyBot().choose(s, rng)
+        else:
+            assert p == [1.0]
+    assert SearchConfig().infer_greedy == 0 and "infer_greedy" not in SearchConfig().to_json()
+    assert SearchConfig(infer_greedy=0.2).to_json()["infer_greedy"] == 0.2
+    for bad in (1.0, -0.1):
+        with pytest.raises(ValueError, match="infer_greedy"):
+            SearchConfig(infer_greedy=bad)
+        with pytest.raises(ValueError, match="infer_greedy"):
+            E.Decider(2, 1_000, infer_greedy=bad)
+
+
+def test_the_style_of_a_seat_is_inferred_from_its_moves(theta):
+    """With two players the weights under a prior g of the greedy style are a mixture of the
+    model's weights and the style's, the style's share its posterior. Watching the greedy
+    bot, the posterior rises above g on average, and over the most moves observed here
+    (four) it leaves the model nearly nothing (one move can still point the other way:
+    the bot's move may be likelier under the model for the hands that explain it)."""
+    g, posts = 0.3, []
+    for s, me, tracker in _endgame_positions(16, seed=13):
+        assert me == 1                   # these positions watch the greedy bot, at seat 0
+        view, hidden = state_view(s, me, tracker.known)
+        obs = _since_draws(observations(s, me, tracker))
+
+        def weights(prior):
+            return np.array(decide(view, hidden, CFG.with_(infer_greedy=prior), 5,
+                                   observations=obs)["weights"])
+        model, style, mixed = weights(0.0), weights(1 - 1e-12), weights(g)
+        if np.abs(model - style).max() < 1e-6:
+            continue                     # the moves do not tell the styles apart here
+        # mixed = (1 - post) model + post style, post the style's posterior
+        post = float((mixed - model) @ (style - model) / ((style - model) @ (style - model)))
+        assert 0 < post < 1
+        assert np.abs(mixed - (1 - post) * model - post * style).max() < 1e-9
+        posts.append((len(obs), post))
+    assert len(posts) >= 10
+    assert np.mean([p for _, p in posts]) > g
+    assert max(posts)[1] > 0.9

@@ -239,23 +239,32 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     w1 = ["w1-greedy", "w1-engine"]
     n1 = ["n1-greedy-3p", "t2-noinfer"]
     # then the rows the w1 decision added, the row being played when generation 5 was
-    # placed, and g5-engine, which decides before the rows measuring engine
-    g5 = ["t3-noinfer-3p", "g5-engine"]
-    rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False,
-                                    g4=False, w1=True, w1_applied=True, n1=False, g5=None)
-    assert rows == base + after[:k] + w1 + n1 + ["w1-greedy-3p", "w2-greedy"] + g5
-    assert "g5-engine decides" in why
-    rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False,
-                                    g4=False, w1=True, w1_applied=True, n1=False, g5=True,
-                                    g5_applied=False)
-    assert rows == base + after[:k] + w1 + n1 + ["w1-greedy-3p", "w2-greedy"] + g5
-    assert "weights='gen5'" in why
+    # placed, the m1 rows (m1-engine and m1-greedy only once m1-greedy-3p has gained),
+    # and g5-engine, which decides before the rows measuring engine
+    adopted = base + after[:k] + w1 + n1 + ["w1-greedy-3p", "w2-greedy", "t3-noinfer-3p"]
+    done = dict(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False, w1=True,
+                w1_applied=True, n1=False)
+    strength.m1_gains = lambda: None
+    rows, why = strength.queue_rows(**done, m1=None)
+    assert rows == adopted + ["m1-greedy-3p"] and "m1 rows decide" in why
+    strength.m1_gains = lambda: True
+    m1 = ["m1-greedy-3p", "m1-engine", "m1-greedy"]
+    rows, why = strength.queue_rows(**done, m1=None)
+    assert rows == adopted + m1 and "m1 rows decide" in why
+    rows, why = strength.queue_rows(**done, m1=True, m1_applied=False)
+    assert rows == adopted + m1 and "infer_greedy=0.1" in why
+    rows, why = strength.queue_rows(**done, m1=True, m1_applied=True, g5=None)
+    assert rows == adopted + m1 + ["m2-greedy-3p", "g5-engine"] and "g5-engine decides" in why
+    strength.m1_gains = lambda: False
+    rows, why = strength.queue_rows(**done, m1=False, g5=None)
+    assert rows == adopted + ["m1-greedy-3p", "g5-engine"] and "g5-engine decides" in why
+    rows, why = strength.queue_rows(**done, m1=False, g5=True, g5_applied=False)
+    assert rows == adopted + ["m1-greedy-3p", "g5-engine"] and "weights='gen5'" in why
     rest = [r for r in after[k:] if r not in ("t2-noinfer", "t3-noinfer-3p")]
     rest.insert(rest.index("f1-server_ismcts"), "w2-engine1-3p")
+    g5 = ["t3-noinfer-3p", "m1-greedy-3p", "g5-engine"]
     for g5_taken in ({"g5": False}, {"g5": True, "g5_applied": True}):
-        rows, why = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False,
-                                        g4=False, w1=True, w1_applied=True, n1=False,
-                                        **g5_taken)
+        rows, why = strength.queue_rows(**done, m1=False, **g5_taken)
         assert rows == base + after[:k] + w1 + n1 + ["w1-greedy-3p", "w2-greedy"] + g5 + rest
         assert why == "every planned row"
     # then the n1 rows: n1-greedy-3p, the rest of t2-noinfer (two players), n1-engine-3p
@@ -270,7 +279,8 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
                                     n1_applied=False)
     assert rows == base + after[:k] + w1 + n1 + ["n1-engine-3p"] and "paranoid=True" in why
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
-                                  w1=True, w1_applied=True, n1=True, n1_applied=True, g5=False)
+                                  w1=True, w1_applied=True, n1=True, n1_applied=True, m1=False,
+                                  g5=False)
     assert rows == base + after[:k] + w1 + n1 + ["n1-engine-3p", "w1-greedy-3p", "w2-greedy",
                                                  "n2-greedy-3p"] + g5 + rest
     assert rows.index("n2-greedy-3p") < min(rows.index("t3-noinfer-3p"),
@@ -279,12 +289,12 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     strength.w1_gains = lambda: False
     rest = [r for r in after[k:] if r not in ("t2-noinfer", "t3-noinfer-3p")]
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
-                                  w1=False, n1=False, g5=False)
+                                  w1=False, n1=False, m1=False, g5=False)
     assert rows == base + after[:k] + ["w1-greedy"] + n1 + g5 + rest
     rows, _ = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=True,
                                   g3=True, g3_applied=True, c2=True, c2_applied=True,
                                   l1=True, l1_applied=True, g4=True, g4_applied=True, w1=False,
-                                  n1=False, g5=False)
+                                  n1=False, m1=False, g5=False)
     assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 + ["g4-engine"] \
         + after[:k] + ["w1-greedy"] + n1 + g5 + rest
     assert len(set(rows)) == len(rows)
@@ -346,6 +356,21 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert "g5-engine" not in after and "weights=gen5" in strength.GEN5
     for row in ("o1-engine", "g4-hint-engine"):
         assert strength.ROWS[row][1] == strength.GEN4
+    # the m1 rows: the candidate against two greedy paired with w1-greedy-3p, against
+    # greedy paired with w1-greedy (engine as it is on the same starts), against generation
+    # 4's engine on starts of its own (recorded), and the mark's row on starts no choice
+    # has seen; generation 4 pinned where engine may move to generation 5
+    assert strength.ROWS["m1-greedy-3p"] == (strength.STYLES, "greedy", 3, "full", 500)
+    assert strength.ROWS["m1-greedy"] == (strength.STYLES, "greedy", 2, "full", 500)
+    assert strength.ROWS["m1-engine"] == (strength.STYLES, strength.GEN4, 2, "full", 200)
+    assert strength.ROWS["m2-greedy-3p"] == ("engine", "greedy", 3, "full", 500)
+    assert "infer_greedy=0.1" in strength.STYLES and "end_infer_greedy=0.1" in strength.STYLES
+    assert "weights=gen4" in strength.STYLES and "m1-engine" in strength.RECORDED
+    assert strength.row_seed("m1-greedy-3p") == strength.row_seed("w1-greedy-3p")
+    assert strength.row_seed("m1-greedy") == strength.row_seed("w1-greedy")
+    for row in ("m1-engine", "m2-greedy-3p"):
+        assert strength.row_seed(row) not in {strength.row_seed(r) for r in strength.ROWS
+                                              if r != row}
     with pytest.raises(TypeError, match="t2"):
         strength.queue_rows(t2=True)
 
@@ -387,7 +412,8 @@ def test_the_rules_as_written(ruled):
 @pytest.mark.parametrize("name, gain, paired, equal, even", [
     ("w1", "w1-greedy", "f1-greedy", "w1-engine", 0.5),
     # with three players equal sides score 2/3 (written as the match summary computes it)
-    ("n1", "n1-greedy-3p", "w1-greedy-3p", "n1-engine-3p", 1 - 1 / 3)])
+    ("n1", "n1-greedy-3p", "w1-greedy-3p", "n1-engine-3p", 1 - 1 / 3),
+    ("m1", "m1-greedy-3p", "w1-greedy-3p", "m1-engine", 0.5)])
 def test_the_rules_that_gain_on_greedy_first_then_hold_against_engine(ruled, name, gain,
                                                                        paired, equal, even):
     strength, scores = ruled
@@ -452,7 +478,8 @@ def test_every_row_short_of_its_starts_records_the_agents_its_name_builds_today(
     import json
     strength = load_script("benchmarks/strength.py")
     queued, _ = strength.queue_rows(t1=True, p2=True, g3=False, c2=False, l1=False,
-                                    g4=False, w1=False, n1=False, g5=False, t1_applied=True,
+                                    g4=False, w1=False, n1=False, m1=False, g5=False,
+                                    t1_applied=True,
                                     p2_applied=True)
     assert "e1-server_ismcts" in queued
     for row in queued:

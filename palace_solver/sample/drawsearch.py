@@ -90,6 +90,10 @@ class SearchConfig:
     #: deals are uniform); ``infer_temp`` tempers the policy model's log-likelihoods
     infer: int = 0
     infer_temp: float = 1.0
+    #: the prior probability that another seat plays the greedy style (the greedy bot's
+    #: move but for a rare slip; ext/decide.pxi, Styles) rather than the policy model's: 0
+    #: the model only
+    infer_greedy: float = 0.0
     #: the file of the policy model the inference weighs with, named as ``weights``: ""
     #: the one in ``weights``' file, else another generation's (its network unused)
     policy: str = ""
@@ -136,6 +140,8 @@ class SearchConfig:
             raise ValueError(f"eval {self.eval!r}: one of {', '.join(EVAL_MODES)}")
         if not 0.0 <= self.contempt <= 0.25:
             raise ValueError(f"contempt {self.contempt} is outside [0, 0.25]")
+        if not 0.0 <= self.infer_greedy < 1.0:
+            raise ValueError(f"infer_greedy {self.infer_greedy} is outside [0, 1)")
         object.__setattr__(self, "revealed", bool(self.revealed))
         object.__setattr__(self, "leaf_cache", bool(self.leaf_cache))
         object.__setattr__(self, "paranoid", bool(self.paranoid))
@@ -144,11 +150,12 @@ class SearchConfig:
         return replace(self, **{k: v for k, v in kw.items() if v is not None})
 
     def to_json(self) -> dict:
-        """The fields; ``contempt``, ``revealed``, ``policy`` and ``paranoid`` only when set and
-        ``leaf_cache`` only when off, so that the records of what played before they
-        existed (benchmarks/results/strength/*.agents.json) stay the same."""
+        """The fields; ``contempt``, ``revealed``, ``policy``, ``paranoid`` and
+        ``infer_greedy`` only when set and ``leaf_cache`` only when off, so that the records
+        of what played before they existed (benchmarks/results/strength/*.agents.json) stay
+        the same."""
         d = asdict(self)
-        for k in ("contempt", "revealed", "policy", "paranoid"):
+        for k in ("contempt", "revealed", "policy", "paranoid", "infer_greedy"):
             if not d[k]:
                 del d[k]
         if d["leaf_cache"]:
@@ -222,7 +229,7 @@ def _decider(cfg: SearchConfig):
         d = _deciders[cfg] = compiled().Decider(
             cfg.determinizations, cfg.nodes, cfg.chance_width, cfg.rollouts, cfg.max_depth,
             cfg.hash_mb, cfg.ordered, cfg.exact_nodes, cfg.stop_at_budget, cfg.infer,
-            cfg.infer_temp, cfg.contempt, cfg.revealed, cfg.paranoid)
+            cfg.infer_temp, cfg.contempt, cfg.revealed, cfg.paranoid, cfg.infer_greedy)
         d.leaf_cache = cfg.leaf_cache
     return d
 
