@@ -163,6 +163,16 @@ def test_each_planned_sweep_names_runs_the_repository_can_hold():
             assert chosen == json.loads(json.dumps(RECIPES[gen]))
 
 
+def test_the_test_scores_a_run_or_a_recorded_row_and_nothing_else():
+    import argparse
+    gens = _generations_script()
+    assert gens._test_run("gen1-calib") == "gen1-calib"
+    assert gens._test_run("row:t3-noinfer-3p") == "row:t3-noinfer-3p"
+    for bad in ("row:f1-greedy", "row:nope", "nope"):     # f1-greedy kept no events
+        with pytest.raises(argparse.ArgumentTypeError, match="not a run"):
+            gens._test_run(bad)
+
+
 def test_generation_6_leaves_the_last_hundred_starts_of_its_three_player_row_to_its_test():
     _generations_script()       # puts benchmarks/ on the path
     from strength import ROWS   # benchmarks/strength.py
