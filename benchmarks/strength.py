@@ -76,6 +76,9 @@ GEN4 = "engine:weights=gen4:end_weights=gen4"
 #: (SearchConfig.infer_greedy; RESULTS-strength.md, Styles of play in the inference), in
 #: both phases; generation 4's network pinned, as in the rows it is paired with
 STYLES = "engine:infer_greedy=0.1:end_infer_greedy=0.1:weights=gen4:end_weights=gen4"
+#: the s1 candidate: the m1 candidate whose search gives a seat dealt the greedy style the
+#: bot's moves (SearchConfig.model_styles; RESULTS-strength.md, Styles in the search)
+STYLED = STYLES + ":model_styles=1:end_model_styles=1"
 #: generation 5's network and policy model (docs/learning.md, Generation 5): the g5 row's
 #: candidate
 GEN5 = "engine:weights=gen5:end_weights=gen5"
@@ -281,6 +284,17 @@ ROWS = {
     "m1-engine": (STYLES, GEN4, 2, "full", 200),
     "m1-greedy": (STYLES, "greedy", 2, "full", 500),
     "m2-greedy-3p": ("engine", "greedy", 3, "full", 500),
+    # Styles in the search (RESULTS-strength.md, rows s1-): as the m1 rows, with the s1
+    # candidate: against two greedy on g1-greedy-3p's starts (paired with w1-greedy-3p);
+    # only if it gains there, against generation 4's engine (200 starts of seed 15,
+    # recorded) and against greedy on f1-greedy's starts (paired with w1-greedy; decides
+    # nothing); only if adopted, engine as that leaves it against two greedy on starts of
+    # seed 16. Starts, rule and place (after the m1 rows, before g5-engine) fixed on
+    # 2026-12-07 before the first game of any.
+    "s1-greedy-3p": (STYLED, "greedy", 3, "full", 500),
+    "s1-engine": (STYLED, GEN4, 2, "full", 200),
+    "s1-greedy": (STYLED, "greedy", 2, "full", 500),
+    "s2-greedy-3p": ("engine", "greedy", 3, "full", 500),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -300,7 +314,8 @@ SEEDS = {"b1-x4-engine": 1, "f1-greedy": 2, "f1-det": 2, "f1-server_ismcts": 2,
          "f1-mos_uct": 2, "t2-noinfer": 3, "g4-hint-engine": 4, "t3-noinfer-3p": 5,
          "w1-greedy": 2, "w1-engine": 6, "o1-engine": 7, "w2-greedy": 8,
          "w2-engine1-3p": 9, "n1-engine-3p": 10, "n2-greedy-3p": 11, "g5-engine": 12,
-         "m1-greedy": 2, "m1-engine": 13, "m2-greedy-3p": 14}
+         "m1-greedy": 2, "m1-engine": 13, "m2-greedy-3p": 14, "s1-greedy": 2,
+         "s1-engine": 15, "s2-greedy-3p": 16}
 
 
 def row_seed(row: str) -> int:
@@ -367,11 +382,17 @@ N1_ADOPTED = ("n2-greedy-3p",)
 #: decision leaves it (o1-engine and g4-hint-engine pin generation 4).
 G5_AFTER = "t3-noinfer-3p"
 #: The rows of the m1 decision (styles of play in the inference), after G5_AFTER and
-#: before g5-engine: m1-greedy-3p first, then m1-engine and m1-greedy only if it gains.
+#: before the s1 rows and g5-engine: m1-greedy-3p first, then m1-engine and m1-greedy only
+#: if it gains.
 #: With the candidate adopted, M1_ADOPTED right after them.
 M1_ROWS = ("m1-greedy-3p",)
 M1_GAINED = ("m1-engine", "m1-greedy")
 M1_ADOPTED = ("m2-greedy-3p",)
+#: The rows of the s1 decision (styles in the search), after the m1 rows (and m2-greedy-3p
+#: with the m1 candidate adopted) and before g5-engine, in the same shape.
+S1_ROWS = ("s1-greedy-3p",)
+S1_GAINED = ("s1-engine", "s1-greedy")
+S1_ADOPTED = ("s2-greedy-3p",)
 
 #: Rows whose games keep their events (every chance outcome and move, and each move's
 #: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from
@@ -383,7 +404,7 @@ RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p
                       "p2-server_ismcts", "g3-engine", "f1-server_ismcts", "f1-mos_uct",
                       "c2-server_ismcts", "l1-engine", "l1-server_ismcts", "g4-engine",
                       "t2-noinfer", "t3-noinfer-3p", "w1-engine", "w2-engine1-3p",
-                      "n1-engine-3p", "g5-engine", "m1-engine"})
+                      "n1-engine-3p", "g5-engine", "m1-engine", "s1-engine"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
@@ -391,7 +412,7 @@ BEFORE_GEN1 = {row for row in ROWS
                if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-", "t1-",
                                         "p2-", "b1-", "g3-", "f1-", "c2-", "l1-",
                                         "g4-", "t2-", "t3-", "o1-", "w1-", "w2-", "n1-",
-                                        "n2-", "g5-", "m1-", "m2-"))}
+                                        "n2-", "g5-", "m1-", "m2-", "s1-", "s2-"))}
 
 
 def _file(row):
@@ -648,7 +669,7 @@ def _gains(row: str, paired: str) -> bool | None:
 
 
 def _gains_then_holds(gains: bool | None, equal: str) -> bool | None:
-    """The shape of the w1, n1 and m1 rules: the candidate gained against a side that never
+    """The shape of the w1, n1, m1 and s1 rules: the candidate gained against a side that never
     picks up by choice (``gains``, from :func:`_gains`; only then is ``equal`` played) and
     the row ``equal`` against ``engine`` does not lie below the score of equal
     sides (None: a row it needs not complete; False as soon as there is no gain)."""
@@ -703,6 +724,31 @@ def _after_n1(taken: dict) -> list:
     return ((list(W1_ADOPTED) if taken["w1"] else [])
             + (list(N1_ADOPTED) if taken["n1"] else [])
             + list(AFTER_DECISION[:AFTER_DECISION.index(G5_AFTER) + 1]))
+
+
+def _after_m1(taken: dict) -> list:
+    """:func:`_after_n1`'s rows, the m1 rows played, and M1_ADOPTED with the m1 candidate
+    adopted."""
+    return (_after_n1(taken) + list(M1_ROWS) + (list(M1_GAINED) if m1_gains() else [])
+            + (list(M1_ADOPTED) if taken["m1"] else []))
+
+
+def s1_gains() -> bool | None:
+    """Whether s1-greedy-3p gains over w1-greedy-3p (:func:`_gains`). Only then are
+    s1-engine and s1-greedy played."""
+    return _gains("s1-greedy-3p", "w1-greedy-3p")
+
+
+def s1_decision() -> bool | None:
+    """The rule for the greedy style in the inference and the search: adopted if
+    s1-greedy-3p gains (s1_gains) and s1-engine's interval does not lie below 0.5;
+    s1-greedy decides nothing."""
+    return _gains_then_holds(s1_gains(), "s1-engine")
+
+
+def _s1_in_engine() -> bool:
+    return (ENGINE.infer_greedy == 0.1 and ENGINE_END.infer_greedy == 0.1
+            and ENGINE.model_styles and ENGINE_END.model_styles)
 
 
 def m1_gains() -> bool | None:
@@ -823,7 +869,18 @@ DECISIONS = (
      "infer_greedy=0.1 (palace_solver/sample/drawsearch.py; HINT and HINT_END keep 0), pin "
      "infer_greedy=0:end_infer_greedy=0 in the agents of rows begun before it and not "
      "complete (UNORDERED_AS_BEGUN, RESPECIFIED), then queue again"),
-    ("g5", lambda taken: (_after_n1(taken) + (list(M1_ADOPTED) if taken["m1"] else [])
+    # the m1 rows again, m2-greedy-3p with the m1 candidate adopted, then the s1 rows:
+    # s1-greedy-3p, and s1-engine and s1-greedy once it has gained
+    ("s1", lambda taken: (_after_m1(taken) + list(S1_ROWS)
+                          + (list(S1_GAINED) if s1_gains() else [])),
+     lambda: s1_decision(), lambda: _s1_in_engine(),
+     "the s1 rows decide what engine is",
+     "the s1 rows adopted the greedy style in the inference and the search: set ENGINE and "
+     "ENGINE_END infer_greedy=0.1 and model_styles=True (palace_solver/sample/drawsearch.py;"
+     " HINT and HINT_END keep neither), pin infer_greedy=0:end_infer_greedy=0:model_styles=0"
+     ":end_model_styles=0 in the agents of rows begun before it and not complete "
+     "(UNORDERED_AS_BEGUN, RESPECIFIED), then queue again"),
+    ("g5", lambda taken: (_after_m1(taken) + (list(S1_ADOPTED) if taken["s1"] else [])
                           + ["g5-engine"]),
      lambda: g5_decision(), lambda: _g5_in_engine(),
      "g5-engine decides what engine is",
@@ -837,11 +894,12 @@ DECISIONS = (
 def queue_rows(**given) -> tuple[list, str]:
     """The rows ``strength.py queue`` plays, in order, as the rules written before them
     decide (:data:`DECISIONS`), and why the list ends where it does. ``t1=``, ``p2=``,
-    ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``, ``n1=``, ``m1=``, ``g5=``: a decision (True,
-    False or None for not taken; by default its rule on the rows' files); ``t1_applied=`` and so on:
-    whether ``engine`` already is the adopted candidate. A decision that adopts a candidate
-    stops the list until its change is in ``engine``: no row is begun with an engine its
-    rule replaces. A row a decision lists again keeps its first place."""
+    ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``, ``n1=``, ``m1=``, ``s1=``, ``g5=``: a decision
+    (True, False or None for not taken; by default its rule on the rows' files);
+    ``t1_applied=`` and so on: whether ``engine`` already is the adopted candidate. A
+    decision that adopts a candidate stops the list until its change is in ``engine``: no
+    row is begun with an engine its rule replaces. A row a decision lists again keeps its
+    first place."""
     unknown = set(given) - {k for d in DECISIONS for k in (d[0], f"{d[0]}_applied")}
     if unknown:
         raise TypeError(f"queue_rows: no decision named {sorted(unknown)}")

@@ -62,12 +62,18 @@
 # whose moves the bot would have made, where the model found them less likely, shifts
 # toward the greedy style within a few moves, and the deals consistent with those moves
 # take the weight; a seat that strays from the bot's moves keeps the model's weights.
+# With `model_styles` (play only), a seat's style is dealt with its hand: in each deal
+# searched, a seat is of the greedy style with its share of the chosen candidate's mixed
+# likelihood (g L_greedy over the sum), and the deal's search then gives that seat the bot's
+# move alone at each of its decisions (DeepSearch.greedy_seats): what beats the seats as
+# they play, where the model's seats are searched as minimising their own loss.
 
 
-from libc.stdlib cimport malloc, realloc, free
+from libc.stdlib cimport calloc, malloc, realloc, free
 from libc.math cimport fabs, log1p
 
 cdef uint64_t INFER_SALT = <uint64_t>0x1f83d9abfb41bd6bULL   # candidates' generators
+cdef uint64_t STYLE_SALT = <uint64_t>0x5be0cd19137e2179ULL   # the deals' styles
 
 
 cdef inline void determinize_view(PState* s, const int* hidden, uint64_t* st) noexcept nogil:
@@ -273,18 +279,22 @@ cdef object dv_array(const DealValues* dv):
 cdef double infer_logw(const PState* det, const PState* view, const int* hid,
                        const PState* obs, const int* ohid, const int* oq, const CMove* om,
                        const uint8_t* oup, const int* odrawn, int nobs,
-                       uint64_t* st, double temp, double greedy) noexcept nogil:
+                       uint64_t* st, double temp, double greedy,
+                       double* share) noexcept nogil:
     """The tempered log-likelihood of the observed moves given the hands of `det` (the
     file's comment): obs[j] is the view before observation j (oldest first), ohid its
     hidden counts (n per observation), oq its player, om the move, oup the unknown cards it
     played (16 per observation), odrawn the cards drawn after it. With `greedy` > 0, each
     player is of the greedy style with that probability, else of the model's, and their
-    likelihood is the mixture of the two styles' (each tempered)."""
+    likelihood is the mixture of the two styles' (each tempered); `share` (n entries, or
+    NULL) then gets each player's greedy share of their mixed likelihood (0: no style)."""
     cdef int q, j, r, k, total, x, n = view.n
     cdef int u[16]
     cdef double lw = 0.0, lm, lg, a, b
     cdef PState c
     for q in range(n):
+        if share != NULL:
+            share[q] = 0.0
         if hid[q] == 0:
             continue
         lm = 0.0
@@ -330,6 +340,8 @@ cdef double infer_logw(const PState* det, const PState* view, const int* hid,
             a = log(1.0 - greedy) + temp * lm
             b = log(greedy) + temp * lg
             lw += (a if a > b else b) + log1p(exp(-fabs(a - b)))
+            if share != NULL:
+                share[q] = 1.0 / (1.0 + exp(a - b))
     return lw if greedy > 0.0 else temp * lw
 
 
@@ -344,7 +356,8 @@ cdef class Decider:
     ``revealed`` match a history view with more hidden cards of one player than now
     (deal_history; off: only views with the current hidden counts), ``paranoid`` (three
     or more players) the paranoid search of each deal (deepen.pxi), ``infer_greedy`` the
-    prior that another seat plays the greedy style (the file's comment; 0: the model only).
+    prior that another seat plays the greedy style (the file's comment; 0: the model only),
+    ``model_styles`` each deal's seats of that style searched as the bot plays (play only).
     """
     cdef DeepSearch search
     cdef public int determinizations, chance_width, rollouts, max_depth
@@ -356,6 +369,7 @@ cdef class Decider:
     cdef public int infer
     cdef public double infer_temp
     cdef public double infer_greedy   # the prior that another seat plays the greedy style
+    cdef public bint model_styles     # search a seat dealt the greedy style as the bot plays
     cdef public double contempt
     cdef public bint revealed
     cdef public bint paranoid        # three or more players: DeepSearch's paranoid search
@@ -365,7 +379,7 @@ cdef class Decider:
                  int rollouts=0, int max_depth=64, double hash_mb=2.0, bint ordered=False,
                  uint64_t exact_nodes=0, bint stop_at_budget=False, int infer=0,
                  double infer_temp=1.0, double contempt=0.0, bint revealed=False,
-                 bint paranoid=False, double infer_greedy=0.0):
+                 bint paranoid=False, double infer_greedy=0.0, bint model_styles=False):
         if determinizations < 1:
             raise ValueError("determinizations must be at least 1")
         if not 0.0 <= infer_greedy < 1.0:
@@ -384,6 +398,7 @@ cdef class Decider:
         self.infer = infer
         self.infer_temp = infer_temp
         self.infer_greedy = infer_greedy
+        self.model_styles = model_styles
         self.contempt = contempt
         self.revealed = revealed
         self.paranoid = paranoid
@@ -573,6 +588,7 @@ cdef class Decider:
             and not self.ordered
         cdef PState* cand = NULL
         cdef int* chosen = NULL
+        cdef int* styles = NULL
         cdef int ncand = 0
         met = {}
         try:
@@ -582,34 +598,47 @@ cdef class Decider:
                 chosen = <int*>malloc(ndeals * sizeof(int))
                 if cand == NULL or chosen == NULL:
                     raise MemoryError("decide: no memory for the candidate deals")
+                if self.infer_greedy > 0.0:
+                    styles = <int*>calloc(ndeals, sizeof(int))
+                    if styles == NULL:
+                        raise MemoryError("decide: no memory for the deals' styles")
                 self._infer(view, hid, seed, cand, ncand, chosen, ndeals, obs, ohid, oq, om,
-                            oup, odrawn, nobs, infer_out)
+                            oup, odrawn, nobs, infer_out, styles)
             self._deal_loop(view, hid, seed, deadline, progress, ndeals, share, det, hist,
                             hhid, nh, dv, depths, exacts, totals, cand, chosen,
-                            same_search, met)
+                            same_search, met, styles if self.model_styles else NULL)
         finally:
             free(cand)
             free(chosen)
+            free(styles)
 
     cdef void _infer(self, CState view, const int* hid, uint64_t seed, PState* cand,
                      int ncand, int* chosen, int ndeals, const PState* obs, const int* ohid,
                      const int* oq, const CMove* om, const uint8_t* oup, const int* odrawn,
-                     int nobs, dict infer_out) except *:
+                     int nobs, dict infer_out, int* styles) except *:
         """Deal the candidates, weigh them, and choose the deals by systematic resampling
-        (the file's comment)."""
-        cdef int c, i
+        (the file's comment); with `styles` (ndeals entries), deal each chosen deal's
+        seats their styles too (a bit a seat of the greedy style)."""
+        cdef int c, i, q, n = view.s.n
         cdef uint64_t st
         cdef double mx = -1e300, tot = 0.0, tot2 = 0.0, u, acc
         cdef double* lw = <double*>malloc(ncand * sizeof(double))
+        cdef double* shares = NULL
         if lw == NULL:
             raise MemoryError("decide: no memory for the weights")
+        if styles != NULL:
+            shares = <double*>calloc(ncand * n, sizeof(double))
+            if shares == NULL:
+                free(lw)
+                raise MemoryError("decide: no memory for the styles' shares")
         try:
             for c in range(ncand):
                 copy_state(&cand[c], &view.s)
                 st = seed_mix(seed ^ INFER_SALT, <uint64_t>c)
                 determinize_view(&cand[c], hid, &st)
                 lw[c] = infer_logw(&cand[c], &view.s, hid, obs, ohid, oq, om, oup, odrawn,
-                                   nobs, &st, self.infer_temp, self.infer_greedy)
+                                   nobs, &st, self.infer_temp, self.infer_greedy,
+                                   &shares[c * n] if shares != NULL else NULL)
                 if lw[c] > mx:
                     mx = lw[c]
             for c in range(ncand):
@@ -629,14 +658,28 @@ cdef class Decider:
             infer_out["chosen"] = [chosen[i] for i in range(ndeals)]
             infer_out["ess"] = tot * tot / tot2
             infer_out["observations"] = nobs
+            if shares != NULL:
+                # each seat's posterior of the greedy style, and each deal's styles
+                infer_out["styles"] = [sum(lw[c] / tot * shares[c * n + q]
+                                           for c in range(ncand)) if hid[q] else None
+                                       for q in range(n)]
+                for i in range(ndeals):
+                    st = seed_mix(seed ^ STYLE_SALT, <uint64_t>i)
+                    styles[i] = 0
+                    for q in range(n):
+                        u = (rng_next(&st) >> 11) * (1.0 / 9007199254740992.0)
+                        if u < shares[chosen[i] * n + q]:
+                            styles[i] |= 1 << q
+                infer_out["greedy_seats"] = [styles[i] for i in range(ndeals)]
         finally:
             free(lw)
+            free(shares)
 
     cdef _deal_loop(self, CState view, int* hid, uint64_t seed, double deadline, progress,
                     int ndeals, uint64_t share, CState det, const PState* hist,
                     const int* hhid, int nh, DealValues* dv, list depths, list exacts,
                     uint64_t* totals, const PState* cand, const int* chosen,
-                    bint same_search, dict met):
+                    bint same_search, dict met, const int* styles):
         cdef int i, depth, nm
         cdef CMove moves[MAX_MOVES]
         cdef double vals[MAX_MOVES * MAXP]
@@ -664,9 +707,11 @@ cdef class Decider:
             else:
                 copy_state(&det.s, &view.s)
                 determinize_view(&det.s, hid, &st)
+            sr.greedy_seats = styles[i] if styles != NULL else 0
             if same_search:
                 pack_state(&det.s, words)
-                h = hash_words(words, nw)
+                # (a deal met before with other styles is searched again)
+                h = hash_words(words, nw) ^ (<uint64_t>sr.greedy_seats * STYLE_SALT)
                 j = met.get(h)
                 if j is not None:
                     if dv_copy_deal(dv, j) < 0:

@@ -119,6 +119,10 @@ cdef class DeepSearch:
     # > 0: the root's mover counts a repetition as this much worse than a draw (_draw_vec)
     cdef public double contempt
     cdef public bint paranoid        # three or more players: the paranoid search (above)
+    # Seats (a bit each) that play the greedy bot's move in this search: a seat decide.pxi's
+    # inference took for the greedy style in this deal (Decider.model_styles); their
+    # decisions have that one move, so the search answers what beats them as they play
+    cdef public int greedy_seats
     cdef int side                    # whose loss the two-player search is on (0, or the
                                      # root mover when paranoid)
     cdef uint8_t order[128]          # a determinized draw pile: order[i] is the i-th card drawn
@@ -151,6 +155,7 @@ cdef class DeepSearch:
         self.order_n = 0
         self.contempt = 0.0
         self.paranoid = False
+        self.greedy_seats = 0
         self.side = 0
         self.tt_ok = tt_init(&self.tt, hash_mb, self.nw, self.n if self.n < MAXV else MAXV) == 0
         if not self.tt_ok:
@@ -163,6 +168,17 @@ cdef class DeepSearch:
         self.leaf_version = EVAL_VERSION
         memcpy(&self.leaf_rules, &root.s.r, sizeof(PRules))
         self.leaf_cache = True
+
+    cdef inline int _moves(self, const PState* s, CMove* moves) noexcept nogil:
+        """The moves searched at decision s: every legal move, or the greedy bot's alone for
+        a seat of greedy_seats."""
+        cdef int nm = gen_moves(s, moves)
+        cdef CMove g
+        if self.greedy_seats and nm > 1 and (self.greedy_seats >> s.to_move) & 1:
+            g = greedy_move(s, moves, nm)
+            moves[0] = g
+            return 1
+        return nm
 
     cdef void _reset(self, const PState* root) noexcept nogil:
         """Search another root of the same rules and players: the table, history, killers
@@ -297,7 +313,7 @@ cdef class DeepSearch:
         self._draw_vec(s, dv)
         if out[mover] <= dv[mover]:
             return
-        nm = gen_moves(s, moves)
+        nm = self._moves(s, moves)
         for j in range(nm):
             copy_state(&c, s)
             apply_move(&c, moves[j])
@@ -637,7 +653,7 @@ cdef class DeepSearch:
             return
         self.nodes += 1
         self.probes += 1
-        nm = gen_moves(s, moves)
+        nm = self._moves(s, moves)
         j = 0
         if bestm.kind != 255:
             for i in range(nm):
@@ -748,7 +764,7 @@ cdef class DeepSearch:
                     beta = tt_values(&self.tt, e)[0]
                 if alpha >= beta:
                     return tt_values(&self.tt, e)[0]
-        nm = gen_moves(s, moves)
+        nm = self._moves(s, moves)
         if self.history and not self.plain and nm > 1:
             self._order(moves, nm, mover)
         if self.killers and not self.plain and nm > 1:
@@ -900,7 +916,7 @@ cdef class DeepSearch:
         self.minrep = MAXPLY
         saved_cut = self.cut
         self.cut = False
-        nm = gen_moves(s, moves)
+        nm = self._moves(s, moves)
         bestm = moves[0]
         for j in range(nm):
             copy_state(&c, s)

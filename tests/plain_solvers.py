@@ -21,6 +21,7 @@ graphs of a few thousand positions and searches of a few tens of thousands of no
 from __future__ import annotations
 
 import math
+import random
 from fractions import Fraction
 
 from palace_solver.game.state import State
@@ -289,16 +290,20 @@ class PlainSearch:
     other player still in ``contempt / (players in - 1)`` better (DeepSearch.contempt).
 
     ``paranoid``: the root's mover minimises their own loss and every other mover maximises
-    it (DeepSearch.paranoid); only the root mover's figure of a result is meaningful."""
+    it (DeepSearch.paranoid); only the root mover's figure of a result is meaningful.
+
+    ``greedy_seats``: seats that play the greedy bot's move (the Python bot) at each of
+    their decisions below the root (DeepSearch.greedy_seats)."""
 
     def __init__(self, budget: int = 10 ** 6, history=(), contempt: float = 0.0,
-                 paranoid: bool = False):
+                 paranoid: bool = False, greedy_seats=()):
         self.calls = 0
         self.evals = 0
         self.budget = budget
         self.history = frozenset(history)
         self.contempt = contempt
         self.paranoid = paranoid
+        self.greedy_seats = frozenset(greedy_seats)
         self.me = None
         self.horizon: list = []       # (state, estimate) of a few horizon nodes, for checks
 
@@ -316,6 +321,13 @@ class PlainSearch:
                  else x - self.contempt / (len(live) - 1) if p in live else x
                  for p, x in enumerate(v)]
         return v
+
+    def _moves(self, s: State) -> list:
+        moves = s.legal_moves()
+        if s.to_move in self.greedy_seats and len(moves) > 1:
+            from palace_solver.sample.policies import GreedyBot
+            return [GreedyBot().choose(s, random.Random(0))]
+        return moves
 
     @staticmethod
     def _child(s: State, m) -> State:
@@ -353,7 +365,7 @@ class PlainSearch:
             if len(self.horizon) < 50:
                 self.horizon.append((s, v))
             if self.history and v[s.to_move] > self._draw(s)[s.to_move]:
-                for m in s.legal_moves():
+                for m in self._moves(s):
                     c = self._child(s, m)
                     if not c.is_terminal() and not c.is_chance() and (
                             c.key() in path or c.key() in self.history):
@@ -361,7 +373,7 @@ class PlainSearch:
             return v
         mover = s.to_move
         best = None
-        for m in s.legal_moves():
+        for m in self._moves(s):
             v = self._after(self._child(s, m), depth - 1, path + (k,))
             if best is None or (v[mover] < best[mover] if not self.paranoid else
                                 v[self.me] < best[self.me] if mover == self.me else

@@ -340,6 +340,70 @@ def _paranoid_search():
           f"{best_checked}")
 
 
+def test_search_with_seats_that_play_as_the_greedy_bot_equals_plain_expectiminimax():
+    # DeepSearch.greedy_seats (decide.pxi's model_styles): those seats' decisions below the
+    # root have the greedy bot's move alone. PlainSearch(greedy_seats=...) is the
+    # definition, with the pure-Python bot: two and three players, max-n and paranoid, with
+    # and without pruning, the table, and a game's history. It must differ from the search
+    # without them somewhere, or this checks nothing.
+    with cardcount_eval():
+        _greedy_seats_search()
+
+
+def _greedy_seats_search():
+    rng = random.Random(7070)
+    cases = _two_and_three(rng, 10, 6)
+    eng = _module()
+    compared = differs = best_checked = 0
+    for n, s in cases:
+        me = s.to_move
+        others = [q for q in range(n) if q != me]
+        seats = frozenset(rng.sample(others, rng.randint(1, len(others))))
+        mask = sum(1 << q for q in seats)
+        paranoid = n > 2 and rng.random() < 0.5
+        deep = eng.DeepSearch(eng.CState.from_state(s), 1.0)
+        deep.greedy_seats, deep.paranoid = mask, paranoid
+        for d in range(1, 6):
+            plain = PlainSearch(greedy_seats=seats, paranoid=paranoid).root(s, d)
+            free = PlainSearch(paranoid=paranoid).root(s, d)
+            differs += sum(abs(plain[k][me] - free[k][me]) > 1e-12 for k in plain)
+            for flag in (False, True):
+                search = eng.DeepSearch(eng.CState.from_state(s), 1.0)
+                search.greedy_seats, search.paranoid = mask, paranoid
+                got = _compiled_root(s, d, table=False, plain=flag, search=search)
+                assert list(got) == list(plain), (n, d, flag)
+                for k, v in got.items():
+                    want = plain[k]
+                    if paranoid:
+                        assert abs(v[me] - want[me]) <= 1e-12, (n, d, flag, k)
+                    else:
+                        assert all(abs(x - y) <= 1e-12 for x, y in zip(v, want)), (n, d, k)
+                compared += len(got)
+            tab = _compiled_root(s, d, table=True, search=deep)
+            mine = sorted(v[me] for v in plain.values())
+            if mine[1] - mine[0] > 1e-9:
+                best = min(plain, key=lambda k: plain[k][me])
+                assert min(tab, key=lambda k: tab[k][me]) == best, (n, d)
+                best_checked += 1
+        # with the game's history
+        near = _walk_positions(s, rng)
+        hist = rng.sample(near, min(len(near), 3))
+        for d in range(1, 4):
+            plain = PlainSearch(history=[h.key() for h in hist], greedy_seats=seats,
+                                paranoid=paranoid).root(s, d)
+            search = eng.DeepSearch(eng.CState.from_state(s), 1.0)
+            search.greedy_seats, search.paranoid = mask, paranoid
+            search.set_history([eng.CState.from_state(h) for h in hist])
+            got = _compiled_root(s, d, table=False, search=search)
+            for k, v in got.items():
+                assert abs(v[me] - plain[k][me]) <= 1e-12, (n, d, "history", k)
+            compared += len(got)
+    assert differs >= 10, differs
+    print(f"\n[independent greedy seats] positions {len(cases)}, root move values compared "
+          f"{compared}, changed by the seats {differs}, best moves checked with the table "
+          f"{best_checked}")
+
+
 def test_plain_horizon_evaluation_is_the_documented_formula():
     # Two players, 3 cards against 1 face-down card (1.5): 1 / (1 + exp(-0.35 * 1.5)).
     s = random_exact_state(random.Random(1), 2, Rules(), hand=(3, 3), face_up=(0, 0),

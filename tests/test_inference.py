@@ -116,11 +116,12 @@ def test_a_hand_with_more_choices_explains_a_move_less():
         assert all(abs(a - math.exp(b - m) / z) < 1e-9 for a, b in zip(w, logw))
 
 
-def _python_logw(view, hidden, cand, obs, me, temp=1.0, greedy=0.0):
+def _python_logw(view, hidden, cand, obs, me, temp=1.0, greedy=0.0, shares=None):
     """The log-likelihood of the observed moves given a candidate deal, rebuilt in Python
     and tempered: going back over a decision adds the unknown cards it played (no draws
     here). With ``greedy`` > 0 each seat's likelihood mixes the greedy style's (the Python
-    greedy bot's move but for a slip) with prior ``greedy`` and the model's."""
+    greedy bot's move but for a slip) with prior ``greedy`` and the model's; ``shares``
+    (a dict) then gets each seat's greedy share of its mixed likelihood."""
     cs = cand.to_state()
     vs = view.to_state()
     total = 0.0
@@ -142,7 +143,10 @@ def _python_logw(view, hidden, cand, obs, me, temp=1.0, greedy=0.0):
             lm += E.policy_logprob(E.CState.from_state(st), mv)
             lg += _greedy_style_logprob(st, mv)
         if greedy:
-            total += math.log((1 - greedy) * math.exp(temp * lm) + greedy * math.exp(temp * lg))
+            a, b = (1 - greedy) * math.exp(temp * lm), greedy * math.exp(temp * lg)
+            total += math.log(a + b)
+            if shares is not None:
+                shares[q] = b / (a + b)
         else:
             total += temp * lm
     return total
@@ -307,3 +311,52 @@ def test_the_style_of_a_seat_is_inferred_from_its_moves(theta):
     assert len(posts) >= 10
     assert np.mean([p for _, p in posts]) > g
     assert max(posts)[1] > 0.9
+
+
+def test_each_seats_style_is_its_posterior_and_each_deal_is_dealt_styles(theta):
+    """decide's ``styles``: each seat's posterior of the greedy style, the candidates'
+    weights times each one's greedy share of the seat's mixed likelihood (by the Python
+    definition); ``greedy_seats``: each deal's seats of that style, only seats with hidden
+    cards. ``model_styles`` searches those seats as the bot plays: nothing without the
+    style's prior, and the search's values move where a deal holds such a seat."""
+    g, changed, checked = 0.3, 0, 0
+    for s, me, tracker in _endgame_positions(8, seed=13):
+        view, hidden = state_view(s, me, tracker.known)
+        obs = _since_draws(observations(s, me, tracker))
+        cfg = CFG.with_(infer_greedy=g)
+        raw = decide(view, hidden, cfg, 5, observations=obs)
+        w = raw["weights"]
+        want = [0.0] * len(hidden)
+        for c in range(len(w)):
+            shares = {}
+            _python_logw(view, hidden, E.determinize(view, hidden, E.candidate_seed(5, c)),
+                         obs, me, 1.0, g, shares)
+            for q, x in shares.items():
+                want[q] += w[c] * x
+        for q, post in enumerate(raw["styles"]):
+            if hidden[q]:
+                assert abs(post - want[q]) < 1e-9 and 0 <= post <= 1
+            else:
+                assert post is None
+        masks = raw["greedy_seats"]
+        assert len(masks) == CFG.determinizations
+        assert all(m & ~sum(1 << q for q in range(len(hidden)) if hidden[q]) == 0
+                   for m in masks)
+        checked += 1
+        styled = decide(view, hidden, cfg.with_(model_styles=True), 5, observations=obs)
+        assert styled["greedy_seats"] == masks and styled["weights"] == w
+        assert decide(view, hidden, CFG.with_(model_styles=True), 5,
+                      observations=obs)["values"].tolist() == \
+            decide(view, hidden, CFG, 5, observations=obs)["values"].tolist()
+        if any(masks):
+            changed += styled["values"].tolist() != raw["values"].tolist()
+    assert checked >= 6 and changed >= 1
+    with pytest.raises(ValueError, match="play only"):
+        analyze_search(_a_position(), samples=2, nodes=2_000, infer_greedy=0.1,
+                       model_styles=True)
+
+
+def _a_position():
+    from palace_solver.game.position import from_text
+    return from_text("standard | me: 4 9 Q / A K 8 / 3 ; bob: ?3 / 2 J 6 / 3 | pile 3 5 | "
+                     "draw 32 | to_move 0")

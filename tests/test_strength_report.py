@@ -239,12 +239,13 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     w1 = ["w1-greedy", "w1-engine"]
     n1 = ["n1-greedy-3p", "t2-noinfer"]
     # then the rows the w1 decision added, the row being played when generation 5 was
-    # placed, the m1 rows (m1-engine and m1-greedy only once m1-greedy-3p has gained),
-    # and g5-engine, which decides before the rows measuring engine
+    # placed, the m1 rows (m1-engine and m1-greedy only once m1-greedy-3p has gained), the
+    # s1 rows in the same shape, and g5-engine, which decides before the rows measuring
+    # engine
     adopted = base + after[:k] + w1 + n1 + ["w1-greedy-3p", "w2-greedy", "t3-noinfer-3p"]
     done = dict(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False, w1=True,
                 w1_applied=True, n1=False)
-    strength.m1_gains = lambda: None
+    strength.m1_gains = strength.s1_gains = lambda: None
     rows, why = strength.queue_rows(**done, m1=None)
     assert rows == adopted + ["m1-greedy-3p"] and "m1 rows decide" in why
     strength.m1_gains = lambda: True
@@ -253,18 +254,29 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert rows == adopted + m1 and "m1 rows decide" in why
     rows, why = strength.queue_rows(**done, m1=True, m1_applied=False)
     assert rows == adopted + m1 and "infer_greedy=0.1" in why
-    rows, why = strength.queue_rows(**done, m1=True, m1_applied=True, g5=None)
-    assert rows == adopted + m1 + ["m2-greedy-3p", "g5-engine"] and "g5-engine decides" in why
-    strength.m1_gains = lambda: False
-    rows, why = strength.queue_rows(**done, m1=False, g5=None)
-    assert rows == adopted + ["m1-greedy-3p", "g5-engine"] and "g5-engine decides" in why
-    rows, why = strength.queue_rows(**done, m1=False, g5=True, g5_applied=False)
-    assert rows == adopted + ["m1-greedy-3p", "g5-engine"] and "weights='gen5'" in why
+    rows, why = strength.queue_rows(**done, m1=True, m1_applied=True, s1=None)
+    assert rows == adopted + m1 + ["m2-greedy-3p", "s1-greedy-3p"] and "s1 rows decide" in why
+    strength.s1_gains = lambda: True
+    s1 = ["s1-greedy-3p", "s1-engine", "s1-greedy"]
+    rows, why = strength.queue_rows(**done, m1=True, m1_applied=True, s1=True,
+                                    s1_applied=False)
+    assert rows == adopted + m1 + ["m2-greedy-3p"] + s1 and "model_styles=True" in why
+    rows, why = strength.queue_rows(**done, m1=True, m1_applied=True, s1=True,
+                                    s1_applied=True, g5=None)
+    assert rows == adopted + m1 + ["m2-greedy-3p"] + s1 + ["s2-greedy-3p", "g5-engine"]
+    assert "g5-engine decides" in why
+    strength.m1_gains = strength.s1_gains = lambda: False
+    rows, why = strength.queue_rows(**done, m1=False, s1=False, g5=None)
+    assert rows == adopted + ["m1-greedy-3p", "s1-greedy-3p", "g5-engine"]
+    assert "g5-engine decides" in why
+    rows, why = strength.queue_rows(**done, m1=False, s1=False, g5=True, g5_applied=False)
+    assert rows == adopted + ["m1-greedy-3p", "s1-greedy-3p", "g5-engine"]
+    assert "weights='gen5'" in why
     rest = [r for r in after[k:] if r not in ("t2-noinfer", "t3-noinfer-3p")]
     rest.insert(rest.index("f1-server_ismcts"), "w2-engine1-3p")
-    g5 = ["t3-noinfer-3p", "m1-greedy-3p", "g5-engine"]
+    g5 = ["t3-noinfer-3p", "m1-greedy-3p", "s1-greedy-3p", "g5-engine"]
     for g5_taken in ({"g5": False}, {"g5": True, "g5_applied": True}):
-        rows, why = strength.queue_rows(**done, m1=False, **g5_taken)
+        rows, why = strength.queue_rows(**done, m1=False, s1=False, **g5_taken)
         assert rows == base + after[:k] + w1 + n1 + ["w1-greedy-3p", "w2-greedy"] + g5 + rest
         assert why == "every planned row"
     # then the n1 rows: n1-greedy-3p, the rest of t2-noinfer (two players), n1-engine-3p
@@ -280,7 +292,7 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert rows == base + after[:k] + w1 + n1 + ["n1-engine-3p"] and "paranoid=True" in why
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
                                   w1=True, w1_applied=True, n1=True, n1_applied=True, m1=False,
-                                  g5=False)
+                                  s1=False, g5=False)
     assert rows == base + after[:k] + w1 + n1 + ["n1-engine-3p", "w1-greedy-3p", "w2-greedy",
                                                  "n2-greedy-3p"] + g5 + rest
     assert rows.index("n2-greedy-3p") < min(rows.index("t3-noinfer-3p"),
@@ -289,12 +301,12 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     strength.w1_gains = lambda: False
     rest = [r for r in after[k:] if r not in ("t2-noinfer", "t3-noinfer-3p")]
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
-                                  w1=False, n1=False, m1=False, g5=False)
+                                  w1=False, n1=False, m1=False, s1=False, g5=False)
     assert rows == base + after[:k] + ["w1-greedy"] + n1 + g5 + rest
     rows, _ = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=True,
                                   g3=True, g3_applied=True, c2=True, c2_applied=True,
                                   l1=True, l1_applied=True, g4=True, g4_applied=True, w1=False,
-                                  n1=False, m1=False, g5=False)
+                                  n1=False, m1=False, s1=False, g5=False)
     assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 + ["g4-engine"] \
         + after[:k] + ["w1-greedy"] + n1 + g5 + rest
     assert len(set(rows)) == len(rows)
@@ -371,6 +383,18 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     for row in ("m1-engine", "m2-greedy-3p"):
         assert strength.row_seed(row) not in {strength.row_seed(r) for r in strength.ROWS
                                               if r != row}
+    # the s1 rows: the same shape, the m1 candidate searching the seats it takes for the bot
+    assert strength.STYLED == strength.STYLES + ":model_styles=1:end_model_styles=1"
+    assert strength.ROWS["s1-greedy-3p"] == (strength.STYLED, "greedy", 3, "full", 500)
+    assert strength.ROWS["s1-greedy"] == (strength.STYLED, "greedy", 2, "full", 500)
+    assert strength.ROWS["s1-engine"] == (strength.STYLED, strength.GEN4, 2, "full", 200)
+    assert strength.ROWS["s2-greedy-3p"] == ("engine", "greedy", 3, "full", 500)
+    assert "s1-engine" in strength.RECORDED
+    assert strength.row_seed("s1-greedy-3p") == strength.row_seed("w1-greedy-3p")
+    assert strength.row_seed("s1-greedy") == strength.row_seed("w1-greedy")
+    for row in ("s1-engine", "s2-greedy-3p"):
+        assert strength.row_seed(row) not in {strength.row_seed(r) for r in strength.ROWS
+                                              if r != row}
     with pytest.raises(TypeError, match="t2"):
         strength.queue_rows(t2=True)
 
@@ -413,7 +437,8 @@ def test_the_rules_as_written(ruled):
     ("w1", "w1-greedy", "f1-greedy", "w1-engine", 0.5),
     # with three players equal sides score 2/3 (written as the match summary computes it)
     ("n1", "n1-greedy-3p", "w1-greedy-3p", "n1-engine-3p", 1 - 1 / 3),
-    ("m1", "m1-greedy-3p", "w1-greedy-3p", "m1-engine", 0.5)])
+    ("m1", "m1-greedy-3p", "w1-greedy-3p", "m1-engine", 0.5),
+    ("s1", "s1-greedy-3p", "w1-greedy-3p", "s1-engine", 0.5)])
 def test_the_rules_that_gain_on_greedy_first_then_hold_against_engine(ruled, name, gain,
                                                                        paired, equal, even):
     strength, scores = ruled
@@ -478,8 +503,8 @@ def test_every_row_short_of_its_starts_records_the_agents_its_name_builds_today(
     import json
     strength = load_script("benchmarks/strength.py")
     queued, _ = strength.queue_rows(t1=True, p2=True, g3=False, c2=False, l1=False,
-                                    g4=False, w1=False, n1=False, m1=False, g5=False,
-                                    t1_applied=True,
+                                    g4=False, w1=False, n1=False, m1=False, s1=False,
+                                    g5=False, t1_applied=True,
                                     p2_applied=True)
     assert "e1-server_ismcts" in queued
     for row in queued:

@@ -94,6 +94,10 @@ class SearchConfig:
     #: move but for a rare slip; ext/decide.pxi, Styles) rather than the policy model's: 0
     #: the model only
     infer_greedy: float = 0.0
+    #: play only: in each deal, a seat dealt the greedy style (its share of the deal's mixed
+    #: likelihood) is searched as the greedy bot plays, not as minimising its loss
+    #: (ext/decide.pxi, Styles); nothing without ``infer_greedy``. Analyses refuse it.
+    model_styles: bool = False
     #: the file of the policy model the inference weighs with, named as ``weights``: ""
     #: the one in ``weights``' file, else another generation's (its network unused)
     policy: str = ""
@@ -145,17 +149,19 @@ class SearchConfig:
         object.__setattr__(self, "revealed", bool(self.revealed))
         object.__setattr__(self, "leaf_cache", bool(self.leaf_cache))
         object.__setattr__(self, "paranoid", bool(self.paranoid))
+        object.__setattr__(self, "model_styles", bool(self.model_styles))
 
     def with_(self, **kw) -> "SearchConfig":
         return replace(self, **{k: v for k, v in kw.items() if v is not None})
 
     def to_json(self) -> dict:
-        """The fields; ``contempt``, ``revealed``, ``policy``, ``paranoid`` and
-        ``infer_greedy`` only when set and ``leaf_cache`` only when off, so that the records
-        of what played before they existed (benchmarks/results/strength/*.agents.json) stay
-        the same."""
+        """The fields; ``contempt``, ``revealed``, ``policy``, ``paranoid``,
+        ``infer_greedy`` and ``model_styles`` only when set and ``leaf_cache`` only when
+        off, so that the records of what played before they existed
+        (benchmarks/results/strength/*.agents.json) stay the same."""
         d = asdict(self)
-        for k in ("contempt", "revealed", "policy", "paranoid", "infer_greedy"):
+        for k in ("contempt", "revealed", "policy", "paranoid", "infer_greedy",
+                  "model_styles"):
             if not d[k]:
                 del d[k]
         if d["leaf_cache"]:
@@ -229,7 +235,8 @@ def _decider(cfg: SearchConfig):
         d = _deciders[cfg] = compiled().Decider(
             cfg.determinizations, cfg.nodes, cfg.chance_width, cfg.rollouts, cfg.max_depth,
             cfg.hash_mb, cfg.ordered, cfg.exact_nodes, cfg.stop_at_budget, cfg.infer,
-            cfg.infer_temp, cfg.contempt, cfg.revealed, cfg.paranoid, cfg.infer_greedy)
+            cfg.infer_temp, cfg.contempt, cfg.revealed, cfg.paranoid, cfg.infer_greedy,
+            cfg.model_styles)
         d.leaf_cache = cfg.leaf_cache
     return d
 
@@ -445,6 +452,10 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
     if cfg.paranoid:
         raise ValueError("an analysis reports every player's loss probability: the "
                          "paranoid search is for an agent's play only")
+    if cfg.model_styles:
+        raise ValueError("an analysis reports the loss probabilities of players who each "
+                         "minimise their own: searching seats as the greedy bot plays is "
+                         "for an agent's play only")
     t0 = time.perf_counter()
     view, hidden = position_view(pos)
     each = None if progress is None else (lambda done: progress(done, cfg.determinizations))
