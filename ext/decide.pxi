@@ -66,7 +66,9 @@
 # searched, a seat is of the greedy style with its share of the chosen candidate's mixed
 # likelihood (g L_greedy over the sum), and the deal's search then gives that seat the bot's
 # move alone at each of its decisions (DeepSearch.greedy_seats): what beats the seats as
-# they play, where the model's seats are searched as minimising their own loss.
+# they play, where the model's seats are searched as minimising their own loss. A seat whose
+# hand is known has its style dealt too (its moves still say how it plays), and so the
+# deals are dealt even where no card is hidden; the mover's own moves are all searched.
 
 
 from libc.stdlib cimport calloc, malloc, realloc, free
@@ -287,15 +289,19 @@ cdef double infer_logw(const PState* det, const PState* view, const int* hid,
     played (16 per observation), odrawn the cards drawn after it. With `greedy` > 0, each
     player is of the greedy style with that probability, else of the model's, and their
     likelihood is the mixture of the two styles' (each tempered); `share` (n entries, or
-    NULL) then gets each player's greedy share of their mixed likelihood (0: no style)."""
+    NULL) then gets each player's greedy share of their mixed likelihood, the players whose
+    hand is known included (their likelihood is the same for every candidate, their style
+    is not known); 0 for the mover."""
     cdef int q, j, r, k, total, x, n = view.n
     cdef int u[16]
     cdef double lw = 0.0, lm, lg, a, b
+    cdef bint known
     cdef PState c
     for q in range(n):
         if share != NULL:
             share[q] = 0.0
-        if hid[q] == 0:
+        known = hid[q] == 0
+        if known and (share == NULL or greedy <= 0.0 or q == view.to_move):
             continue
         lm = 0.0
         lg = 0.0
@@ -339,7 +345,8 @@ cdef double infer_logw(const PState* det, const PState* view, const int* hid,
         if greedy > 0.0:
             a = log(1.0 - greedy) + temp * lm
             b = log(greedy) + temp * lg
-            lw += (a if a > b else b) + log1p(exp(-fabs(a - b)))
+            if not known:
+                lw += (a if a > b else b) + log1p(exp(-fabs(a - b)))
             if share != NULL:
                 share[q] = 1.0 / (1.0 + exp(a - b))
     return lw if greedy > 0.0 else temp * lw
@@ -492,12 +499,14 @@ cdef class Decider:
         cdef DealValues dv
         cdef int nh = 0, ndeals = self.determinizations, q, total_hidden = 0
         cdef CState hv
+        # the seats' styles are dealt even where every hand is known (model_styles)
+        cdef bint styled = self.model_styles and self.infer_greedy > 0.0 and self.infer > 0
         _hidden_array(view, hidden, hid)
         det.rules = view.rules
         for q in range(view.s.n):
             total_hidden += hid[q]
         if total_hidden == 0 and view.s.draw_pile == 0 and self.rollouts == 0 \
-                and self.chance_width == 0:
+                and self.chance_width == 0 and not styled:
             ndeals = 1
         if self.search is None or self.search.n != view.s.n or \
                 self.search.nw != pack_nwords(&view.s):
@@ -512,7 +521,8 @@ cdef class Decider:
         history = list(history or ())[-HISTMAX:]
         dv.start = dv.idx = NULL
         dv.vals = NULL
-        observations = list(observations or ()) if self.infer > 0 and total_hidden else []
+        observations = list(observations or ()) if self.infer > 0 and (total_hidden or styled) \
+            else []
         infer_out = {}
         try:
             if dv_init(&dv, view.s.n, ndeals) < 0:
@@ -660,8 +670,9 @@ cdef class Decider:
             infer_out["observations"] = nobs
             if shares != NULL:
                 # each seat's posterior of the greedy style, and each deal's styles
-                infer_out["styles"] = [sum(lw[c] / tot * shares[c * n + q]
-                                           for c in range(ncand)) if hid[q] else None
+                infer_out["styles"] = [None if q == view.s.to_move
+                                       else sum(lw[c] / tot * shares[c * n + q]
+                                                for c in range(ncand))
                                        for q in range(n)]
                 for i in range(ndeals):
                     st = seed_mix(seed ^ STYLE_SALT, <uint64_t>i)

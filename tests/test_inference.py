@@ -121,12 +121,13 @@ def _python_logw(view, hidden, cand, obs, me, temp=1.0, greedy=0.0, shares=None)
     and tempered: going back over a decision adds the unknown cards it played (no draws
     here). With ``greedy`` > 0 each seat's likelihood mixes the greedy style's (the Python
     greedy bot's move but for a slip) with prior ``greedy`` and the model's; ``shares``
-    (a dict) then gets each seat's greedy share of its mixed likelihood."""
+    (a dict) then gets each other seat's greedy share of its mixed likelihood, a seat whose
+    hand is known included (its likelihood is then the same for every candidate)."""
     cs = cand.to_state()
     vs = view.to_state()
     total = 0.0
     for q in range(len(hidden)):
-        if q == me or not hidden[q]:
+        if q == me or not (hidden[q] or (greedy and shares is not None)):
             continue
         lm = lg = 0.0
         u = [cs.hands[q][r] - vs.hands[q][r] for r in range(16)]
@@ -144,7 +145,8 @@ def _python_logw(view, hidden, cand, obs, me, temp=1.0, greedy=0.0, shares=None)
             lg += _greedy_style_logprob(st, mv)
         if greedy:
             a, b = (1 - greedy) * math.exp(temp * lm), greedy * math.exp(temp * lg)
-            total += math.log(a + b)
+            if hidden[q]:
+                total += math.log(a + b)
             if shares is not None:
                 shares[q] = b / (a + b)
         else:
@@ -334,14 +336,13 @@ def test_each_seats_style_is_its_posterior_and_each_deal_is_dealt_styles(theta):
             for q, x in shares.items():
                 want[q] += w[c] * x
         for q, post in enumerate(raw["styles"]):
-            if hidden[q]:
+            if q != me:
                 assert abs(post - want[q]) < 1e-9 and 0 <= post <= 1
             else:
                 assert post is None
         masks = raw["greedy_seats"]
         assert len(masks) == CFG.determinizations
-        assert all(m & ~sum(1 << q for q in range(len(hidden)) if hidden[q]) == 0
-                   for m in masks)
+        assert all(not m >> me & 1 for m in masks)    # the mover's own moves are all searched
         checked += 1
         styled = decide(view, hidden, cfg.with_(model_styles=True), 5, observations=obs)
         assert styled["greedy_seats"] == masks and styled["weights"] == w
@@ -351,6 +352,17 @@ def test_each_seats_style_is_its_posterior_and_each_deal_is_dealt_styles(theta):
         if any(masks):
             changed += styled["values"].tolist() != raw["values"].tolist()
     assert checked >= 6 and changed >= 1
+    # every hand known: the styles are still dealt (the hands are not what is hidden)
+    s, me, tracker = _endgame_positions(1, seed=13)[0]
+    view, hidden = state_view(s, me, [s.hands[q][:] for q in range(s.n)])
+    assert not any(hidden)
+    obs = _since_draws(observations(s, me, tracker))
+    cfg = CFG.with_(infer_greedy=g, model_styles=True)
+    raw = decide(view, hidden, cfg, 5, observations=obs)
+    assert raw["styles"][me] is None and 0 < raw["styles"][1 - me] < 1
+    assert len(raw["greedy_seats"]) == CFG.determinizations and any(raw["greedy_seats"])
+    assert "styles" not in decide(view, hidden, cfg.with_(model_styles=False), 5,
+                                  observations=obs)
     with pytest.raises(ValueError, match="play only"):
         analyze_search(_a_position(), samples=2, nodes=2_000, infer_greedy=0.1,
                        model_styles=True)
