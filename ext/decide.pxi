@@ -499,8 +499,10 @@ cdef class Decider:
         cdef DealValues dv
         cdef int nh = 0, ndeals = self.determinizations, q, total_hidden = 0
         cdef CState hv
-        # the seats' styles are dealt even where every hand is known (model_styles)
-        cdef bint styled = self.model_styles and self.infer_greedy > 0.0 and self.infer > 0
+        # the seats' styles are dealt even where every hand is known (model_styles), when
+        # there are moves to read them from
+        cdef bint styled = self.model_styles and self.infer_greedy > 0.0 and self.infer > 0 \
+            and bool(observations)
         _hidden_array(view, hidden, hid)
         det.rules = view.rules
         for q in range(view.s.n):
@@ -614,6 +616,11 @@ cdef class Decider:
                         raise MemoryError("decide: no memory for the deals' styles")
                 self._infer(view, hid, seed, cand, ncand, chosen, ndeals, obs, ohid, oq, om,
                             oup, odrawn, nobs, infer_out, styles)
+                if self.model_styles and same_search and view.s.draw_pile == 0 \
+                        and not any(hid[q] for q in range(view.s.n)):
+                    # every hand known: the deals differ by their styles alone, and a deal
+                    # met before is a copy, so the budget is shared by the distinct ones
+                    share = max(1, self.nodes // len({styles[i] for i in range(ndeals)}))
             self._deal_loop(view, hid, seed, deadline, progress, ndeals, share, det, hist,
                             hhid, nh, dv, depths, exacts, totals, cand, chosen,
                             same_search, met, styles if self.model_styles else NULL)

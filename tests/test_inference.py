@@ -363,6 +363,11 @@ def test_each_seats_style_is_its_posterior_and_each_deal_is_dealt_styles(theta):
     assert len(raw["greedy_seats"]) == CFG.determinizations and any(raw["greedy_seats"])
     assert "styles" not in decide(view, hidden, cfg.with_(model_styles=False), 5,
                                   observations=obs)
+    # ... and with no move to read them from, nothing is dealt: one deal, the whole budget
+    alone = decide(view, hidden, cfg, 5, observations=[])
+    plain = decide(view, hidden, cfg.with_(model_styles=False), 5, observations=[])
+    assert alone["nodes"] == plain["nodes"] and len(alone["depth"]) == len(plain["depth"]) == 1
+    assert alone["values"].tolist() == plain["values"].tolist()
     with pytest.raises(ValueError, match="play only"):
         analyze_search(_a_position(), samples=2, nodes=2_000, infer_greedy=0.1,
                        model_styles=True)
