@@ -294,7 +294,7 @@ cdef double infer_logw(const PState* det, const PState* view, const int* hid,
     is not known); 0 for the mover."""
     cdef int q, j, r, k, total, x, n = view.n
     cdef int u[16]
-    cdef double lw = 0.0, lm, lg, a, b
+    cdef double lw = 0.0, lm, lg, glp, a, b
     cdef bint known
     cdef PState c
     for q in range(n):
@@ -338,8 +338,8 @@ cdef double infer_logw(const PState* det, const PState* view, const int* hid,
             if total < 0 or c.to_move != q:
                 break
             if greedy > 0.0:
-                lm += pol_logprob(&c, om[j])
-                lg += pol_greedy_logprob(&c, om[j])
+                lm += pol_both_logprob(&c, om[j], &glp)
+                lg += glp
             else:
                 lw += pol_logprob(&c, om[j])     # (as before the styles, to the last bit)
         if greedy > 0.0:

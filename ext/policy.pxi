@@ -111,21 +111,21 @@ cdef void pol_features(const PState* s, const CMove* moves, int nm, float* x) no
             row[33] = 1.0 if left == 0 and not drawing else 0.0
 
 
-cdef double pol_logprob(const PState* s, CMove m) noexcept nogil:
-    """log P(m | s) under the loaded model (0 when the move is forced or not legal here:
-    a move that could not be made explains nothing, and the caller checks legality)."""
-    cdef CMove moves[MAX_MOVES]
-    cdef float x[MAX_MOVES * POL_NF]
-    cdef double z[MAX_MOVES]
-    cdef double mx = -1e300, tot = 0.0
-    cdef int nm = gen_moves(s, moves), i, j, hit = -1
-    if nm < 2:
-        return 0.0
+cdef int pol_find(const CMove* moves, int nm, CMove m) noexcept nogil:
+    """The index of m among the legal moves, -1 when it is not one of them."""
+    cdef int i, hit = -1
     for i in range(nm):
         if moves[i].kind == m.kind and moves[i].rank == m.rank and moves[i].count == m.count:
             hit = i
-    if hit < 0:
-        return 0.0
+    return hit
+
+
+cdef double pol_model_lp(const PState* s, CMove* moves, int nm, int hit) noexcept nogil:
+    """log P(moves[hit] | s) under the loaded model, the legal moves already generated."""
+    cdef float x[MAX_MOVES * POL_NF]
+    cdef double z[MAX_MOVES]
+    cdef double mx = -1e300, tot = 0.0
+    cdef int i, j
     pol_features(s, moves, nm, x)
     for i in range(nm):
         z[i] = 0.0
@@ -138,10 +138,31 @@ cdef double pol_logprob(const PState* s, CMove m) noexcept nogil:
     return z[hit] - mx - log(tot)
 
 
+cdef double pol_logprob(const PState* s, CMove m) noexcept nogil:
+    """log P(m | s) under the loaded model (0 when the move is forced or not legal here:
+    a move that could not be made explains nothing, and the caller checks legality)."""
+    cdef CMove moves[MAX_MOVES]
+    cdef int nm = gen_moves(s, moves), hit
+    if nm < 2:
+        return 0.0
+    hit = pol_find(moves, nm, m)
+    if hit < 0:
+        return 0.0
+    return pol_model_lp(s, moves, nm, hit)
+
+
 #: A seat that plays like the greedy bot (decide.pxi's mixture of styles, `infer_greedy`):
 #: the bot's move but for a slip this likely, spread over every legal move, so that a deal
 #: one observed move of theirs contradicts keeps a little weight.
 cdef double GREEDY_SLIP = 0.02
+
+
+cdef double pol_greedy_lp(const PState* s, CMove* moves, int nm, CMove m) noexcept nogil:
+    """log P(m | s) for the greedy style, m legal and the legal moves already generated."""
+    cdef CMove g = greedy_move(s, moves, nm)
+    if g.kind == m.kind and g.rank == m.rank and g.count == m.count:
+        return log(1.0 - GREEDY_SLIP + GREEDY_SLIP / nm)
+    return log(GREEDY_SLIP / nm)
 
 
 cdef double pol_greedy_logprob(const PState* s, CMove m) noexcept nogil:
@@ -149,19 +170,25 @@ cdef double pol_greedy_logprob(const PState* s, CMove m) noexcept nogil:
     move, GREEDY_SLIP shared equally by every legal move (0 when the move is forced or not
     legal here, as pol_logprob)."""
     cdef CMove moves[MAX_MOVES]
-    cdef int nm = gen_moves(s, moves), i, hit = -1
-    cdef CMove g
+    cdef int nm = gen_moves(s, moves)
+    if nm < 2 or pol_find(moves, nm, m) < 0:
+        return 0.0
+    return pol_greedy_lp(s, moves, nm, m)
+
+
+cdef double pol_both_logprob(const PState* s, CMove m, double* greedy_lp) noexcept nogil:
+    """pol_logprob(s, m), and pol_greedy_logprob(s, m) into *greedy_lp, from one generation
+    of the legal moves (the inference reads both for every observed move of every deal)."""
+    cdef CMove moves[MAX_MOVES]
+    cdef int nm = gen_moves(s, moves), hit
+    greedy_lp[0] = 0.0
     if nm < 2:
         return 0.0
-    for i in range(nm):
-        if moves[i].kind == m.kind and moves[i].rank == m.rank and moves[i].count == m.count:
-            hit = i
+    hit = pol_find(moves, nm, m)
     if hit < 0:
         return 0.0
-    g = greedy_move(s, moves, nm)
-    if g.kind == m.kind and g.rank == m.rank and g.count == m.count:
-        return log(1.0 - GREEDY_SLIP + GREEDY_SLIP / nm)
-    return log(GREEDY_SLIP / nm)
+    greedy_lp[0] = pol_greedy_lp(s, moves, nm, m)
+    return pol_model_lp(s, moves, nm, hit)
 
 
 POLICY_FEATURES = POL_NF
