@@ -5,13 +5,14 @@
 Strength bought with time is no progress, so the engine is timed against the frozen
 ``engine1`` on the very positions ``engine1`` met in its own games (the ``gen0-calib`` run
 of ``benchmarks/generations.py``, or another ``--run``: every tenth decision with a
-choice), each position decided by A and then by B with the seat's view and the game's public record, alternating
-so that both meet the same load. Times are CPU seconds of this process (with
-``--repeat R``, the least of R decisions of the same position: a decision's nodes do not
-change from one to the next, only the time the load adds). Per phase (draw
-pile holding cards, empty): the median and mean milliseconds a decision, the ratio of B's
-median to A's, nodes a decision and nodes per second, horizon evaluations per second and
-the depth reached. ``benchmarks/results/engine-cost.json``.
+choice; ``--play AGENT``: fresh self-play games of that agent, whose seats are then what
+the engine infers and searches), each position decided by A and then by B with the seat's
+view and the game's public record, alternating so that both meet the same load. Times are
+CPU seconds of this process (with ``--repeat R``, the least of R decisions of the same
+position: a decision's nodes do not change from one to the next, only the time the load
+adds). Per phase (draw pile holding cards, empty): the median and mean milliseconds a
+decision, the ratio of B's median to A's, nodes a decision and nodes per second, horizon
+evaluations per second and the depth reached. ``benchmarks/results/engine-cost.json``.
 """
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ from pathlib import Path
 import provenance
 
 from palace_solver.agents.registry import make_agent
-from palace_solver.learn.engine_games import read_games, replay_tracked
+from palace_solver.learn.engine_games import (
+    game_tasks, play_selfplay_game, read_games, replay_tracked)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generations import games_file  # noqa: E402
@@ -33,12 +35,13 @@ from strength import agent_budget  # noqa: E402
 
 
 def positions(count: int, every: int = 10, run: str = "gen0-calib", first: int = 0,
-              players: int | None = None):
+              players: int | None = None, games=None):
     """(state, tracker) of decisions with a choice from the run's games from ``first`` on
-    (of ``players`` players only, when given), the draw phase and the endgame in the
-    proportions the games have them."""
+    (of ``players`` players only, when given; ``games``: ``(number, record)`` pairs read
+    instead of the run's), the draw phase and the endgame in the proportions the games have
+    them."""
     out = []
-    for g, game in read_games(games_file(run)):
+    for g, game in read_games(games_file(run)) if games is None else games:
         if g < first or players is not None and game["n"] != players:
             continue
         for state, _, _, k, tracker in replay_tracked(game):
@@ -82,13 +85,25 @@ def main(argv=None) -> int:
     ap.add_argument("--first", type=int, default=0, help="its first game used")
     ap.add_argument("--players", type=int, default=None,
                     help="only the run's games of this many players (default: all)")
+    ap.add_argument("--play", metavar="AGENT",
+                    help="positions from fresh self-play games of AGENT (greedy, ...) instead "
+                         "of --run's: its seats are what the engine infers and searches")
+    ap.add_argument("--seed", type=int, default=0, help="with --play (default 0)")
     ap.add_argument("--out", default="engine-cost.json")
     ap.add_argument("--repeat", type=int, default=1,
                     help="decide each position this many times, keep the least CPU time "
                          "(the load here inflates single timings)")
     args = ap.parse_args(argv)
     rec = provenance.record()
-    pos = positions(args.positions, run=args.run, first=args.first, players=args.players)
+    games = None
+    if args.play:
+        # played one at a time, only as many as the positions need
+        tasks = game_tasks(10 * args.positions, seed=args.seed, agent=args.play,
+                           players={args.players or 2: 1.0}, first=args.first)
+        games = ((t["id"], play_selfplay_game(t)) for t in tasks)
+        args.run = f"play:{args.play}:{args.players or 2}p:seed{args.seed}"
+    pos = positions(args.positions, run=args.run, first=args.first, players=args.players,
+                    games=games)
     res = {"a": {"draw": [], "end": []}, "b": {"draw": [], "end": []}}
     for i, (state, tracker) in enumerate(pos):
         phase = "draw" if state.draw_pile > 0 else "end"
