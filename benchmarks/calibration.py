@@ -2,7 +2,7 @@
 
     python benchmarks/calibration.py run RUN --which before|after [--first F] [--games N]
     python benchmarks/calibration.py report FILE [FILE ...] [--raw] [--map M] [--over FILE ...]
-    python benchmarks/calibration.py fit FILE [FILE ...] --name NAME [--fallback]
+    python benchmarks/calibration.py fit FILE [FILE ...] --name NAME [--fallback] [--least N]
     python benchmarks/calibration.py pair FILE [FILE ...] --vs FILE [FILE ...] [--raw]
 
 RULES.md promises, for each move, the probability that the mover loses when every player
@@ -297,7 +297,7 @@ def summary(rows, boot: int = 1000, seed: int = 0) -> dict:
             "draw_pile": with_ci(draw), "no_draw_pile": with_ci(~draw), "deciles": deciles}
 
 
-def crossfit(rows, bands=SEARCH_BANDS) -> dict:
+def crossfit(rows, bands=SEARCH_BANDS, least: int = 0) -> dict:
     """Each game's decisions (rows of :func:`search_rows`) mapped by the map fitted on the
     other half of the games (by the game number's parity): how much a map fitted on games
     it never saw gains, raw against mapped, while the draw pile holds cards and once it is
@@ -305,7 +305,8 @@ def crossfit(rows, bands=SEARCH_BANDS) -> dict:
     mapped = []
     for half in (0, 1):
         cmap = CalibrationMap("crossfit",
-                              fit_map([r for g, r in rows if g % 2 != half], bands))
+                              fit_map([r for g, r in rows if g % 2 != half], bands,
+                                      least=least))
         mapped += [(g, {**r, "figure": cmap.apply(r["figure"], r["band"])})
                    for g, r in rows if g % 2 == half]
     raw, new = summary(rows), summary(mapped)
@@ -318,20 +319,27 @@ def crossfit(rows, bands=SEARCH_BANDS) -> dict:
 def fit(args) -> None:
     bands = SEARCH_BANDS + ((FALLBACK,) if args.fallback else ())
     rows = search_rows(args.files, bands)
-    params = fit_map([r for _, r in rows], bands)
+    players = sorted({r["n"] for _, r in rows})
+    if len(players) != 1:
+        raise SystemExit(f"fit: the files hold decisions of {players or 'no'} players; a map "
+                         "is fitted on games of one number of players")
+    params = fit_map([r for _, r in rows], bands, least=args.least)
     files = [{"file": os.path.relpath(f, ROOT),
               "sha256": hashlib.sha256(Path(f).read_bytes()).hexdigest()} for f in args.files]
     drawn = {n: [lo, hi] for n, lo, hi in BANDS}
     rec = {"name": args.name, "form": "sigmoid(a * logit(x) + b) of the mover's figure x",
+           **({"players": players[0]} if players[0] != 2 else {}),
+           **({"least": args.least} if args.least else {}),
            "params": params,
            "bands": {n: drawn.get(n, "the depth-limited fallback's figures not proved")
                      for n in bands},
            "decisions": {n: sum(r["band"] == n for _, r in rows) for n in bands},
            "games": len({g for g, _ in rows}), "files": files,
-           "crossfit": crossfit(rows, bands),
+           "crossfit": crossfit(rows, bands, args.least),
            "command": "python benchmarks/calibration.py fit " + " ".join(
                f["file"] for f in files) + f" --name {args.name}"
-           + (" --fallback" if args.fallback else "")}
+           + (" --fallback" if args.fallback else "")
+           + (f" --least {args.least}" if args.least else "")}
     out = Path(calibration_path(args.name))
     out.write_text(json.dumps(rec, indent=1) + "\n")
     print(json.dumps(rec, indent=1))
@@ -488,6 +496,9 @@ def main(argv=None) -> int:
     f.add_argument("--fallback", action="store_true",
                    help="a band for the depth-limited fallback's figures too (rows that "
                         "say whether the figure was proved)")
+    f.add_argument("--least", type=int, default=0,
+                   help="a band with fewer decisions than this gets no (a, b): the map keeps "
+                        "its figures (default: every band with decisions is fitted)")
     q = sub.add_parser("pair", help="the first files' bias and skill minus those of --vs, "
                                     "on the decisions both hold")
     q.add_argument("files", nargs="+")

@@ -97,7 +97,9 @@ def _table(pos, a) -> str:
         cal = st.get("calibration")
         mapped = (f", then calibrated to the outcomes of the engine's own games (map "
                   f"{cal['map']}, draw-pile band {cal['band']}; the best move's figure "
-                  f"before it: {100 * cal['raw_mover_loss'][str(a.moves[0].move)]:.2f}%)"
+                  f"before it: {100 * cal['raw_mover_loss'][str(a.moves[0].move)]:.2f}%"
+                  + ("; the others' figures scaled to add up to 1 with it"
+                     if len(a.loss) > 2 else "") + ")"
                   if cal else "")
         if not cal and len(a.loss) > 2:
             # The map is fitted on two-player games only; a newcomer reading 0.2% ±0.1 must

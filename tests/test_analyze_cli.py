@@ -288,7 +288,7 @@ def test_history_makes_a_move_back_to_an_earlier_position_a_draw(tmp_path):
     assert r.returncode == 0 and json.loads(r.stdout)["stats"]["history"] == 1
 
 
-def test_a_search_says_what_its_figures_estimate():
+def test_a_search_says_what_its_figures_estimate(tmp_path):
     """The engine's figures on hidden cards are estimates: the table says of what (the
     search's depth and the value at its horizon, or greedy playouts), matching the JSON."""
     from palace_solver.cli.analyze_cmd import _table
@@ -323,6 +323,14 @@ def test_a_search_says_what_its_figures_estimate():
     a3 = analyze_search(three, samples=4, nodes=8000, seed=0)
     assert a3.stats["calibration"] is None
     assert MANY_PLAYERS_NOTE in _table(three, a3)
+    # with a map of three players' own the note names it, and how the others' figures moved
+    map3 = tmp_path / "calibration-three.json"
+    map3.write_text(json.dumps({"players": 3, "params": {"draw": [0.7, -0.2]}}))
+    m3 = analyze_search(three, samples=4, nodes=8000, seed=0, calibration3=str(map3))
+    text3 = _table(three, m3)
+    assert MANY_PLAYERS_NOTE not in text3
+    assert f"(map {map3}, draw-pile band draw" in text3
+    assert "the others' figures scaled to add up to 1 with it" in text3
     # analysed for a seat that does not see the mover's whole hand: moves legal only in
     # some deals say in how many, and their figures are over those deals
     other = load_position("standard | me: 6 7 9 / 10 K K / 3 ; bob: 4 5 ?1 / 6 J Q / 3 | "

@@ -130,6 +130,101 @@ def test_three_players_keep_the_search_figures(tmp_path):
     assert [m.loss for m in cal.moves] == [m.loss for m in raw.moves]
 
 
+def _map_file_3p(tmp_path) -> str:
+    path = tmp_path / "calibration-test-3p.json"
+    path.write_text(json.dumps({"players": 3, "params": {"end": [2.0, 0.4],
+                                                        "draw": [0.6, -0.5]}}))
+    return str(path)
+
+
+def test_a_three_player_map_maps_the_mover_and_scales_the_others(tmp_path):
+    name = _map_file_3p(tmp_path)
+    pos = from_text(THREE)
+    raw = analyze_search(pos, samples=6, nodes=12_000, seed=1)
+    cal = analyze_search(pos, samples=6, nodes=12_000, seed=1, calibration3=name)
+    m = load_map(name)
+    assert m.players == 3 and cal.stats["calibration"]["map"] == name
+    assert cal.stats["calibration"]["band"] == "draw"
+    by_move = {str(x.move): x for x in raw.moves}
+    assert set(by_move) == {str(x.move) for x in cal.moves}
+    moved = 0
+    for c in cal.moves:
+        r = by_move[str(c.move)]
+        x = r.loss[0]
+        assert cal.stats["calibration"]["raw_mover_loss"][str(c.move)] == x
+        assert c.loss[0] == pytest.approx(m.mover_loss(x, 23))
+        assert sum(c.loss) == pytest.approx(1.0)
+        # the others keep their ratio: each scaled by the same factor
+        k = (1 - c.loss[0]) / (1 - x)
+        assert c.loss[1:] == pytest.approx([v * k for v in r.loss[1:]])
+        assert c.ci95[0] == pytest.approx(tuple(m.mover_loss(v, 23) for v in r.ci95[0]))
+        for q in (1, 2):
+            assert c.ci95[q] == pytest.approx((r.ci95[q][0] * k, min(1.0, r.ci95[q][1] * k)))
+        moved += abs(c.loss[0] - x) > 1e-6
+    assert moved    # the map did change figures: the test compares something
+    # the moves are ranked by their calibrated figures
+    assert [x.loss[0] for x in cal.moves] == sorted(x.loss[0] for x in cal.moves)
+    # a band the map has no (a, b) of keeps the figures as they are
+    end_only = tmp_path / "calibration-end-3p.json"
+    end_only.write_text(json.dumps({"players": 3, "params": {"end": [2.0, 0.4]}}))
+    kept = analyze_search(pos, samples=6, nodes=12_000, seed=1, calibration3=str(end_only))
+    assert [x.loss for x in kept.moves] == [x.loss for x in raw.moves]
+
+
+def test_a_map_of_another_number_of_players_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="fitted on 2-player games, not 3"):
+        analyze_search(from_text(THREE), samples=2, nodes=2_000, calibration3=_map_file(tmp_path))
+    with pytest.raises(ValueError, match="fitted on 3-player games, not 2"):
+        analyze_search(from_text(TWO), samples=2, nodes=2_000,
+                       calibration=_map_file_3p(tmp_path))
+
+
+def test_seat_losses_add_up_to_one_and_keep_certain_figures(tmp_path):
+    m = load_map(_map_file_3p(tmp_path))
+    for loss in ([0.2, 0.5, 0.3], [0.7, 0.0, 0.3], [0.05, 0.9, 0.05]):
+        got = m.seat_losses(loss, 0, 30)
+        assert sum(got) == pytest.approx(1.0) and got[0] == m.mover_loss(loss[0], 30)
+        assert got[0] != pytest.approx(loss[0])
+    for certain in ([1.0, 0.0, 0.0], [0.0, 0.5, 0.5], [0.5, 0.25, 0.25]):
+        assert m.seat_losses(certain, 0, 30) == pytest.approx(certain)
+    two = load_map(_map_file(tmp_path))
+    assert two.seat_losses([0.3, 0.7], 1, 30) == pytest.approx(
+        [1 - two.mover_loss(0.7, 30), two.mover_loss(0.7, 30)])
+
+
+def _batch_file(path, games):
+    """A file of ``benchmarks/calibration.py run`` (a header, then one game a line)."""
+    lines = [json.dumps({"fingerprint": "test", "label": "calibration games",
+                         "palace_batch": 1, "tasks": len(games)})]
+    lines += [json.dumps({"id": g, "result": {"game": g, "rows": rows}})
+              for g, rows in games.items()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_map_is_fitted_on_one_number_of_players_and_small_bands_are_left_out(tmp_path,
+                                                                               monkeypatch):
+    calib = load_script("benchmarks/calibration.py")
+    rng = np.random.default_rng(5)
+
+    def rows(n, draw, count):
+        return [{"k": k, "draw": draw, "n": n, "method": "search",
+                 "outcome": float(rng.integers(0, 2)), "figure": float(rng.uniform(0.1, 0.9))}
+                for k in range(count)]
+    three = _batch_file(tmp_path / "three.jsonl",
+                        {g: rows(3, 20, 10) + rows(3, 0, 1) for g in range(30)})
+    monkeypatch.setattr(calib, "calibration_path", lambda name: str(tmp_path / f"{name}.json"))
+    calib.main(["fit", str(three), "--name", "m3", "--least", "200"])
+    rec = json.loads((tmp_path / "m3.json").read_text())
+    assert rec["players"] == 3 and rec["least"] == 200
+    assert set(rec["params"]) == {"draw"}          # 300 draw-phase decisions, 30 at the end
+    assert rec["decisions"] == {"end": 30, "late": 0, "draw": 300}
+    assert load_map(str(tmp_path / "m3.json")).players == 3
+    two = _batch_file(tmp_path / "two.jsonl", {g: rows(2, 20, 5) for g in range(30, 40)})
+    with pytest.raises(SystemExit, match="one number of players"):
+        calib.main(["fit", str(three), str(two), "--name", "mixed"])
+
+
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
 def test_a_shipped_map_rebuilds_from_the_decisions_it_names(path):
     rec = json.loads(path.read_text())
@@ -149,6 +244,9 @@ def test_a_shipped_map_rebuilds_from_the_decisions_it_names(path):
     bands = tuple(rec["params"])
     rows = search_rows(files, bands)
     assert len({g for g, _ in rows}) == rec["games"]
+    assert {r["n"] for _, r in rows} == {rec.get("players", 2)}
+    # the bands left out had fewer decisions than the fit asked
+    assert all(c < rec.get("least", 1) for b, c in rec["decisions"].items() if b not in bands)
     params = fit_map([r for _, r in rows], bands)
     assert set(params) == set(rec["params"])
     for k, v in params.items():

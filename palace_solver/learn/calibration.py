@@ -81,13 +81,16 @@ def search_rows(files, bands=SEARCH_BANDS) -> list[tuple[int, dict]]:
     return out
 
 
-def fit_map(rows, bands=SEARCH_BANDS) -> dict:
+def fit_map(rows, bands=SEARCH_BANDS, least: int = 0) -> dict:
     """Per band of ``bands``, ``(a, b)`` of :func:`fit_band` over the ``rows`` of that band
     (rows of :func:`search_rows`: ``figure``, ``outcome``, ``band``); a band without rows
-    keeps the identity (1, 0)."""
+    keeps the identity (1, 0), and one with fewer than ``least`` (when given) is left out,
+    so that the map keeps its figures as they are."""
     out = {}
     for name in bands:
         sel = [r for r in rows if r["band"] == name]
+        if least and len(sel) < least:
+            continue
         out[name] = fit_band([r["figure"] for r in sel], [r["outcome"] for r in sel]) \
             if sel else (1.0, 0.0)
     return out

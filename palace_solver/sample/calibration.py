@@ -17,8 +17,11 @@ the outcomes (1 loss, 0 win, 1/2 draw) of decisions of the engine's games agains
 estimates of a position keep their order and their ties; figures the search calls certain
 (:data:`CERTAIN`) stay as they are (so an estimate just under 1/2 can come out above a
 certain draw: the analysis ranks the moves again). The other player's figure is one minus
-the mover's, so the two still add up to 1. Positions of three or more players keep the
-search's figures: no map was fitted there.
+the mover's, so the two still add up to 1. A map is fitted on games of one number of players
+(``players`` in its file, 2 when absent) and maps only figures of that many: with three
+players the mover's figure goes through the map as above, and the others' figures are
+scaled by one factor so that all still add up to 1 (their ratio kept). Without a map of
+their number, positions of three or more players keep the search's figures.
 
 Imports nothing of the package: the fit is in ``learn/calibration.py``.
 """
@@ -96,11 +99,31 @@ class CalibrationMap:
 
     name: str
     params: dict
+    #: the number of players of the games it was fitted on, the only figures it maps
+    players: int = 2
 
     def mover_loss(self, x: float, draw_pile: int) -> float:
         """The calibrated figure of the mover's raw figure ``x`` (``x`` itself when
         :func:`certain`)."""
         return self.apply(x, band(draw_pile))
+
+    def seat_losses(self, loss, mover: int, draw_pile: int) -> list[float]:
+        """Every seat's calibrated figure from the raw ones ``loss`` (one per seat, adding
+        up to 1): the mover's through the map (:meth:`mover_loss`), the others' scaled by
+        one factor so that the figures still add up to 1 (with two players, one minus the
+        mover's)."""
+        x = float(loss[mover])
+        f = self.mover_loss(x, draw_pile)
+        if len(loss) == 2:
+            return [f, 1.0 - f] if mover == 0 else [1.0 - f, f]
+        k = self.others_scale(x, draw_pile)
+        return [f if q == mover else float(v) * k for q, v in enumerate(loss)]
+
+    def others_scale(self, x: float, draw_pile: int) -> float:
+        """The factor of the other seats' figures when the mover's raw figure ``x`` goes
+        through the map: what keeps the figures' sum at 1 (1 when ``x`` is 1: the others'
+        figures are all 0)."""
+        return (1.0 - self.mover_loss(x, draw_pile)) / (1.0 - x) if x < 1.0 else 1.0
 
     def apply(self, x: float, name: str | None) -> float:
         """The figure ``x`` through band ``name``'s ``(a, b)``: ``x`` itself when
@@ -131,4 +154,5 @@ def load_map(name: str) -> CalibrationMap:
         raise ValueError(f"no calibration map {name!r} (looked for {path})")
     with open(path) as f:
         rec = json.load(f)
-    return CalibrationMap(name, {k: tuple(v) for k, v in rec["params"].items()})
+    return CalibrationMap(name, {k: tuple(v) for k, v in rec["params"].items()},
+                          int(rec.get("players", 2)))

@@ -104,6 +104,8 @@ class SearchConfig:
     #: the calibration map of the reported figures (``sample/calibration.py``): "" none,
     #: else a shipped map's name; two players only, and never used by the agents' play
     calibration: str = ""
+    #: the same for three players' figures (a map fitted on three-player games)
+    calibration3: str = ""
     #: how much worse than a draw the mover counts a repetition (0 to 0.25; the search's
     #: ``contempt``): a draw-averse agent's own seat in match play. Never in an analysis,
     #: whose figures are RULES.md's loss probabilities with a repetition a draw.
@@ -156,12 +158,12 @@ class SearchConfig:
 
     def to_json(self) -> dict:
         """The fields; ``contempt``, ``revealed``, ``policy``, ``paranoid``,
-        ``infer_greedy`` and ``model_styles`` only when set and ``leaf_cache`` only when
-        off, so that the records of what played before they existed
+        ``infer_greedy``, ``model_styles`` and ``calibration3`` only when set and
+        ``leaf_cache`` only when off, so that the records of what played before they existed
         (benchmarks/results/strength/*.agents.json) stay the same."""
         d = asdict(self)
         for k in ("contempt", "revealed", "policy", "paranoid", "infer_greedy",
-                  "model_styles"):
+                  "model_styles", "calibration3"):
             if not d[k]:
                 del d[k]
         if d["leaf_cache"]:
@@ -380,19 +382,31 @@ def move_means(raw: dict, n: int) -> list[tuple]:
 
 
 def calibrate_moves(moves: list, mover: int, draw_pile: int, name: str) -> dict:
-    """Map each two-player move's figures through the calibration map ``name`` in place
-    (``sample/calibration.py``: the mover's mean and interval ends, the other's one minus
-    them; the map is increasing and keeps figures the search calls certain); returns what
-    the JSON keeps of it (``stats["calibration"]``): the map, the band and each move's
-    raw figure."""
+    """Map each move's figures through the calibration map ``name`` in place
+    (``sample/calibration.py``, ``CalibrationMap.seat_losses``: the mover's mean and
+    interval ends through the map, the others' scaled so that the figures add up to 1);
+    returns what the JSON keeps of it (``stats["calibration"]``): the map, the band and each
+    move's raw figure.
+
+    :raises ValueError: a map fitted on games of another number of players."""
     cmap = load_map(name)
+    n = len(moves[0].loss) if moves else cmap.players
+    if cmap.players != n:
+        raise ValueError(f"calibration map {name!r} was fitted on {cmap.players}-player games, "
+                         f"not {n}")
     raw = {}
     for m in moves:
         x, (lo, hi) = m.loss[mover], m.ci95[mover]
         raw[str(m.move)] = x
         f = [cmap.mover_loss(v, draw_pile) for v in (x, lo, hi)]
-        m.loss[mover], m.loss[1 - mover] = f[0], 1.0 - f[0]
-        m.ci95[mover], m.ci95[1 - mover] = (f[1], f[2]), (1.0 - f[2], 1.0 - f[1])
+        if n == 2:
+            m.loss[mover], m.loss[1 - mover] = f[0], 1.0 - f[0]
+            m.ci95[mover], m.ci95[1 - mover] = (f[1], f[2]), (1.0 - f[2], 1.0 - f[1])
+            continue
+        k = cmap.others_scale(x, draw_pile)
+        m.loss = cmap.seat_losses(m.loss, mover, draw_pile)
+        m.ci95 = [(f[1], f[2]) if q == mover else (lo_q * k, min(1.0, hi_q * k))
+                  for q, (lo_q, hi_q) in enumerate(m.ci95)]
     return {"map": name, "band": band(draw_pile), "raw_mover_loss": raw}
 
 
@@ -481,8 +495,9 @@ def analyze_search(pos: Position, *, nodes: int | None = None, samples: int | No
             partial[str(m)] = len(vs)
     moves = rank_moves(mover, moves)
     calibration = None
-    if cfg.calibration and n == 2:
-        calibration = calibrate_moves(moves, mover, pos.draw_pile, cfg.calibration)
+    cal_name = {2: cfg.calibration, 3: cfg.calibration3}.get(n)
+    if cal_name:
+        calibration = calibrate_moves(moves, mover, pos.draw_pile, cal_name)
         # the map is increasing, but keeps certain figures (a draw by repetition) as they
         # are, so an estimate just under 1/2 can come out above a certain draw
         moves = rank_moves(mover, moves)
