@@ -384,10 +384,11 @@ def paired(rows_a, rows_b, boot: int = 1000, seed: int = 0) -> dict:
 
 def remapped(rows, name: str):
     """``rows`` with the analysis's own figures put through the map ``name`` (the map is a
-    function of the figure and its band: two-player rows of a band only)."""
+    function of the figure and its band: rows of a band, of the map's number of players
+    only)."""
     cmap = load_map(name)
     return [(g, {**r, "figure": cmap.apply(r.get("raw", r["figure"]), band_of(r))})
-            if band_of(r) is not None and r["n"] == 2 else (g, r) for g, r in rows]
+            if band_of(r) is not None and r["n"] == cmap.players else (g, r) for g, r in rows]
 
 
 def pair(args) -> None:

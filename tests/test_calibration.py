@@ -225,6 +225,18 @@ def test_a_map_is_fitted_on_one_number_of_players_and_small_bands_are_left_out(t
         calib.main(["fit", str(three), str(two), "--name", "mixed"])
 
 
+def test_a_map_remaps_the_rows_of_its_own_number_of_players_only(tmp_path):
+    calib = load_script("benchmarks/calibration.py")
+    rows = [(g, {"k": 0, "draw": 20, "n": n, "method": "search", "outcome": 1.0,
+                 "figure": 0.3}) for g, n in ((0, 2), (1, 3))]
+    three = calib.remapped(rows, _map_file_3p(tmp_path))
+    two = calib.remapped(rows, _map_file(tmp_path))
+    m3, m2 = load_map(_map_file_3p(tmp_path)), load_map(_map_file(tmp_path))
+    assert [r["figure"] for _, r in three] == [0.3, m3.mover_loss(0.3, 20)]
+    assert [r["figure"] for _, r in two] == [m2.mover_loss(0.3, 20), 0.3]
+    assert m3.mover_loss(0.3, 20) != pytest.approx(0.3) != m2.mover_loss(0.3, 20)
+
+
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
 def test_a_shipped_map_rebuilds_from_the_decisions_it_names(path):
     rec = json.loads(path.read_text())
