@@ -317,19 +317,25 @@ def test_the_published_held_out_figures_rebuild_from_their_file():
     assert [round(x, 3) for x in s["no_draw_pile"]["brier_skill_ci95"]] == [0.257, 0.457]
 
 
-def test_the_three_player_note_says_what_its_run_measured():
+@pytest.mark.parametrize("run, engine", [
+    ("gen1-calib-after-gen4-3p-0400.jsonl", "generation 1's engine"),
+    ("row-t3-noinfer-3p-after-gen4-3p-0000.jsonl", "the engine (generation 4) against itself")])
+def test_the_three_player_note_says_what_its_runs_measured(run, engine):
     """The note of three-player figures (palace analyze, the live hints) quotes the
-    held-out three-player run (docs/learning.md, Calibration: Three players)."""
+    held-out three-player runs (docs/learning.md, Calibration: Three players)."""
     calib = load_script("benchmarks/calibration.py")
-    rows = calib.load_rows(
-        [ROOT / "benchmarks/results/calibration/gen1-calib-after-gen4-3p-0400.jsonl"])
+    rows = calib.load_rows([ROOT / "benchmarks/results/calibration" / run])
     assert {r["n"] for _, r in rows} == {3}
     s = calib.summary(rows)
     lo, hi = s["all"]["bias_ci95"]
-    assert (f"on {s['all']['decisions']} decisions of {s['games']} three-player games"
-            in MANY_PLAYERS_NOTE)
-    assert (f"{s['all']['bias']:.2f} above the outcomes on average [{lo:+.2f}, {hi:+.2f}]"
-            in MANY_PLAYERS_NOTE)
+    bias = s["all"]["bias"]
+    assert f"on {s['all']['decisions']} decisions of {s['games']} three-player games" \
+        in MANY_PLAYERS_NOTE
+    assert engine in MANY_PLAYERS_NOTE
+    digits = 2 if abs(bias) >= 0.01 else 3
+    side = "above" if bias > 0 else "below"
+    assert (f"{abs(bias):.{digits}f} {side} the outcomes on average "
+            f"[{lo:+.{digits}f}, {hi:+.{digits}f}]" in MANY_PLAYERS_NOTE)
     high = [d for d in s["deciles"] if d["decile"][0] >= 0.6 and d["count"]]
     n = sum(d["count"] for d in high)
     fig = sum(d["count"] * d["mean_figure"] for d in high) / n
