@@ -46,13 +46,14 @@ FALLBACK = "fallback"
 #: three players' own): the notes of palace analyze and of the live hints say it.
 MANY_PLAYERS_NOTE = (
     "not calibrated: with three or more players no map corrects these figures; on 3676 "
-    "decisions of 600 three-player games of the engine (generation 4) against itself (never "
-    "trained on) they came out 0.002 below the outcomes on average [-0.016, +0.010], those "
-    "from 0.6 up 0.01 above (448 decisions: 0.71 against 0.70); on 671 decisions of 91 "
-    "three-player games of generation 1's engine they came out 0.02 above the outcomes on "
-    "average [-0.01, +0.05], those from 0.6 up 0.22 above (73 decisions: 0.72 against 0.50). "
-    "Four or more players were never measured, and the learned value can be far too sure on "
-    "layouts unlike those of the engine's games")
+    "decisions of 600 three-player games of the engine (generation 4) against itself (two "
+    "seats of it dealing hidden hands uniformly; never trained on) they came out 0.002 "
+    "below the outcomes on average [-0.016, +0.010], those from 0.6 up 0.01 above (448 "
+    "decisions: 0.71 against 0.70); on 671 decisions of 91 three-player games of "
+    "generation 1's engine they came out 0.02 above the outcomes on average [-0.01, +0.05], "
+    "those from 0.6 up 0.22 above (73 decisions: 0.72 against 0.50). Four or more players "
+    "were never measured, and the learned value can be far too sure on layouts unlike those "
+    "of the engine's games")
 #: figures are clipped this far from 0 and 1 before the logit
 EPS = 1e-3
 #: figures the map keeps: a mean over deals of exactly 0 or 1 is the same outcome in every
