@@ -97,6 +97,11 @@ W1 = "engine:nopick_below=1:weights=gen4:end_weights=gen4"
 #: network pinned, as in the rows it is paired with (RESULTS-strength.md, Three players: the
 #: paranoid search). Two-player games are the same as engine's.
 N1 = "engine:paranoid=1:end_paranoid=1:weights=gen4:end_weights=gen4"
+#: the x1 candidate: the m1 and n1 candidates together (the greedy style in the inference,
+#: the paranoid search with three players; RESULTS-strength.md, Three players: both), in
+#: both phases; generation 4's network pinned, as in the rows it is paired with
+X1 = "engine:infer_greedy=0.1:end_infer_greedy=0.1:paranoid=1:end_paranoid=1:" \
+     "weights=gen4:end_weights=gen4"
 #: UNORDERED as e1-server_ismcts was begun with it: every option a decision has changed in
 #: ``engine`` since (the t1 and p2 rows, contempt by the c2 rows) pinned to its value then,
 #: so that the name builds the agent that played the row's first games
@@ -295,6 +300,17 @@ ROWS = {
     "s1-engine": (STYLED, GEN4, 2, "full", 200),
     "s1-greedy": (STYLED, "greedy", 2, "full", 500),
     "s2-greedy-3p": ("engine", "greedy", 3, "full", 500),
+    # Three players, both (RESULTS-strength.md, rows x1-): the m1 and n1 candidates
+    # together against two greedy on g1-greedy-3p's starts (paired with w1-greedy-3p); only
+    # if it gains there, against generation 4's engine with two players (200 starts of seed
+    # 17, recorded) and with three (200 starts of seed 18, recorded; equal agents score
+    # 2/3); only if adopted, engine as that leaves it against two greedy on starts of seed
+    # 19. Starts, rule and place (after g5-engine, before the rows measuring engine) fixed
+    # on 2026-12-07 before the first game of any.
+    "x1-greedy-3p": (X1, "greedy", 3, "full", 500),
+    "x1-engine": (X1, GEN4, 2, "full", 200),
+    "x1-engine-3p": (X1, GEN4, 3, "full", 200),
+    "x2-greedy-3p": ("engine", "greedy", 3, "full", 500),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -315,7 +331,8 @@ SEEDS = {"b1-x4-engine": 1, "f1-greedy": 2, "f1-det": 2, "f1-server_ismcts": 2,
          "w1-greedy": 2, "w1-engine": 6, "o1-engine": 7, "w2-greedy": 8,
          "w2-engine1-3p": 9, "n1-engine-3p": 10, "n2-greedy-3p": 11, "g5-engine": 12,
          "m1-greedy": 2, "m1-engine": 13, "m2-greedy-3p": 14, "s1-greedy": 2,
-         "s1-engine": 15, "s2-greedy-3p": 16}
+         "s1-engine": 15, "s2-greedy-3p": 16, "x1-engine": 17, "x1-engine-3p": 18,
+         "x2-greedy-3p": 19}
 
 
 def row_seed(row: str) -> int:
@@ -393,6 +410,11 @@ M1_ADOPTED = ("m2-greedy-3p",)
 S1_ROWS = ("s1-greedy-3p",)
 S1_GAINED = ("s1-engine", "s1-greedy")
 S1_ADOPTED = ("s2-greedy-3p",)
+#: The rows of the x1 decision (both three-player candidates together), after g5-engine and
+#: before the rows after it, in the same shape, with a guard for each player count.
+X1_ROWS = ("x1-greedy-3p",)
+X1_GAINED = ("x1-engine", "x1-engine-3p")
+X1_ADOPTED = ("x2-greedy-3p",)
 
 #: Rows whose games keep their events (every chance outcome and move, and each move's
 #: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from
@@ -404,7 +426,8 @@ RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p
                       "p2-server_ismcts", "g3-engine", "f1-server_ismcts", "f1-mos_uct",
                       "c2-server_ismcts", "l1-engine", "l1-server_ismcts", "g4-engine",
                       "t2-noinfer", "t3-noinfer-3p", "w1-engine", "w2-engine1-3p",
-                      "n1-engine-3p", "g5-engine", "m1-engine", "s1-engine"})
+                      "n1-engine-3p", "g5-engine", "m1-engine", "s1-engine",
+                      "x1-engine", "x1-engine-3p"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
@@ -412,7 +435,8 @@ BEFORE_GEN1 = {row for row in ROWS
                if not row.startswith(("g1-", "g2-", "c1-", "r1-", "p1-", "e1-", "t1-",
                                         "p2-", "b1-", "g3-", "f1-", "c2-", "l1-",
                                         "g4-", "t2-", "t3-", "o1-", "w1-", "w2-", "n1-",
-                                        "n2-", "g5-", "m1-", "m2-", "s1-", "s2-"))}
+                                        "n2-", "g5-", "m1-", "m2-", "s1-", "s2-",
+                                        "x1-", "x2-"))}
 
 
 def _file(row):
@@ -669,9 +693,9 @@ def _gains(row: str, paired: str) -> bool | None:
 
 
 def _gains_then_holds(gains: bool | None, equal: str) -> bool | None:
-    """The shape of the w1, n1, m1 and s1 rules: the candidate gained against a side that never
-    picks up by choice (``gains``, from :func:`_gains`; only then is ``equal`` played) and
-    the row ``equal`` against ``engine`` does not lie below the score of equal
+    """The shape of the w1, n1, m1, s1 and x1 rules: the candidate gained against a side
+    that never picks up by choice (``gains``, from :func:`_gains`; only then is ``equal``
+    played) and the row ``equal`` against ``engine`` does not lie below the score of equal
     sides (None: a row it needs not complete; False as soon as there is no gain)."""
     if not gains:
         return gains
@@ -766,6 +790,32 @@ def m1_decision() -> bool | None:
 
 def _m1_in_engine() -> bool:
     return ENGINE.infer_greedy == 0.1 and ENGINE_END.infer_greedy == 0.1
+
+
+def _after_g5(taken: dict) -> list:
+    """:func:`_after_m1`'s rows, S1_ADOPTED with the s1 candidate adopted, and g5-engine."""
+    return (_after_m1(taken) + (list(S1_ADOPTED) if taken["s1"] else []) + ["g5-engine"])
+
+
+def x1_gains() -> bool | None:
+    """Whether x1-greedy-3p gains over w1-greedy-3p (:func:`_gains`). Only then are
+    x1-engine and x1-engine-3p played."""
+    return _gains("x1-greedy-3p", "w1-greedy-3p")
+
+
+def x1_decision() -> bool | None:
+    """The rule for both three-player candidates together: adopted if x1-greedy-3p gains
+    (x1_gains) and neither x1-engine's interval lies below 0.5 nor x1-engine-3p's below
+    2/3 (None while one it needs is not complete; False once one fails)."""
+    two = _gains_then_holds(x1_gains(), "x1-engine")
+    if not two:
+        return two
+    return _gains_then_holds(True, "x1-engine-3p")
+
+
+def _x1_in_engine() -> bool:
+    return (ENGINE.infer_greedy == 0.1 and ENGINE_END.infer_greedy == 0.1
+            and ENGINE.paranoid and ENGINE_END.paranoid)
 
 
 def g5_decision() -> bool | None:
@@ -880,22 +930,32 @@ DECISIONS = (
      " HINT and HINT_END keep neither), pin infer_greedy=0:end_infer_greedy=0:model_styles=0"
      ":end_model_styles=0 in the agents of rows begun before it and not complete "
      "(UNORDERED_AS_BEGUN, RESPECIFIED), then queue again"),
-    ("g5", lambda taken: (_after_m1(taken) + (list(S1_ADOPTED) if taken["s1"] else [])
-                          + ["g5-engine"]),
+    ("g5", _after_g5,
      lambda: g5_decision(), lambda: _g5_in_engine(),
      "g5-engine decides what engine is",
      "g5-engine adopted generation 5: set ENGINE and ENGINE_END weights='gen5' "
      "(palace_solver/sample/drawsearch.py), pin weights=gen4:end_weights=gen4 in the agents "
      "of rows begun before it and not complete (RESPECIFIED), then queue again; the analyses "
      "follow only by a calibration rule written first"),
+    # the rows before, then x1-greedy-3p, and both guards once it has gained
+    ("x1", lambda taken: (_after_g5(taken) + list(X1_ROWS)
+                          + (list(X1_GAINED) if x1_gains() else [])),
+     lambda: x1_decision(), lambda: _x1_in_engine(),
+     "the x1 rows decide what engine is",
+     "the x1 rows adopted both three-player candidates: set ENGINE and ENGINE_END "
+     "infer_greedy=0.1 and paranoid=True (palace_solver/sample/drawsearch.py; HINT and "
+     "HINT_END keep neither), pin infer_greedy=0:end_infer_greedy=0:paranoid=0:end_paranoid=0 "
+     "in the agents of rows begun before it and not complete (UNORDERED_AS_BEGUN, "
+     "RESPECIFIED), then queue again"),
 )
 
 
 def queue_rows(**given) -> tuple[list, str]:
     """The rows ``strength.py queue`` plays, in order, as the rules written before them
     decide (:data:`DECISIONS`), and why the list ends where it does. ``t1=``, ``p2=``,
-    ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``, ``n1=``, ``m1=``, ``s1=``, ``g5=``: a decision
-    (True, False or None for not taken; by default its rule on the rows' files);
+    ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``, ``n1=``, ``m1=``, ``s1=``, ``g5=``,
+    ``x1=``: a decision (True, False or None for not taken; by default its rule on the
+    rows' files);
     ``t1_applied=`` and so on: whether ``engine`` already is the adopted candidate. A
     decision that adopts a candidate stops the list until its change is in ``engine``: no
     row is begun with an engine its rule replaces. A row a decision lists again keeps its
@@ -913,6 +973,8 @@ def queue_rows(**given) -> tuple[list, str]:
         applied = given.get(f"{name}_applied", _ASK)
         if decided and not (in_engine() if applied is _ASK else applied):
             return rows, change
+    if taken["x1"]:
+        rows += [r for r in X1_ADOPTED if r not in rows]
     rest = [r for r in AFTER_DECISION if r not in rows]
     if taken["w1"]:
         rest.insert(rest.index(W2_BEFORE), "w2-engine1-3p")

@@ -274,11 +274,30 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert "weights='gen5'" in why
     rest = [r for r in after[k:] if r not in ("t2-noinfer", "t3-noinfer-3p")]
     rest.insert(rest.index("f1-server_ismcts"), "w2-engine1-3p")
-    g5 = ["t3-noinfer-3p", "m1-greedy-3p", "s1-greedy-3p", "g5-engine"]
+    g5 = ["t3-noinfer-3p", "m1-greedy-3p", "s1-greedy-3p", "g5-engine", "x1-greedy-3p"]
     for g5_taken in ({"g5": False}, {"g5": True, "g5_applied": True}):
-        rows, why = strength.queue_rows(**done, m1=False, s1=False, **g5_taken)
+        rows, why = strength.queue_rows(**done, m1=False, s1=False, x1=False, **g5_taken)
         assert rows == base + after[:k] + w1 + n1 + ["w1-greedy-3p", "w2-greedy"] + g5 + rest
         assert why == "every planned row"
+    # then the x1 rows (both three-player candidates): x1-greedy-3p, its two guards only
+    # once it has gained, x2-greedy-3p with the candidate adopted, before the rows after
+    before = base + after[:k] + w1 + n1 + ["w1-greedy-3p", "w2-greedy"]
+    strength.x1_gains = lambda: None
+    rows, why = strength.queue_rows(**done, m1=False, s1=False, g5=False, x1=None)
+    assert rows == before + g5 and "x1 rows decide" in why
+    strength.x1_gains = lambda: True
+    x1 = g5 + ["x1-engine", "x1-engine-3p"]
+    rows, why = strength.queue_rows(**done, m1=False, s1=False, g5=False, x1=None)
+    assert rows == before + x1 and "x1 rows decide" in why
+    rows, why = strength.queue_rows(**done, m1=False, s1=False, g5=False, x1=True,
+                                    x1_applied=False)
+    assert rows == before + x1 and "paranoid=True" in why and "infer_greedy=0.1" in why
+    rows, why = strength.queue_rows(**done, m1=False, s1=False, g5=True, g5_applied=True,
+                                    x1=True, x1_applied=True)
+    assert rows == before + x1 + ["x2-greedy-3p"] + rest and why == "every planned row"
+    assert rows.index("x2-greedy-3p") < min(rows.index("o1-engine"),
+                                            rows.index("w2-engine1-3p"))
+    strength.x1_gains = lambda: False
     # then the n1 rows: n1-greedy-3p, the rest of t2-noinfer (two players), n1-engine-3p
     # only once n1-greedy-3p has gained; the rows with three players measuring engine wait
     strength.n1_gains = lambda: None
@@ -292,7 +311,7 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert rows == base + after[:k] + w1 + n1 + ["n1-engine-3p"] and "paranoid=True" in why
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
                                   w1=True, w1_applied=True, n1=True, n1_applied=True, m1=False,
-                                  s1=False, g5=False)
+                                  s1=False, g5=False, x1=False)
     assert rows == base + after[:k] + w1 + n1 + ["n1-engine-3p", "w1-greedy-3p", "w2-greedy",
                                                  "n2-greedy-3p"] + g5 + rest
     assert rows.index("n2-greedy-3p") < min(rows.index("t3-noinfer-3p"),
@@ -301,12 +320,13 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     strength.w1_gains = lambda: False
     rest = [r for r in after[k:] if r not in ("t2-noinfer", "t3-noinfer-3p")]
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
-                                  w1=False, n1=False, m1=False, s1=False, g5=False)
+                                  w1=False, n1=False, m1=False, s1=False, g5=False,
+                                  x1=False)
     assert rows == base + after[:k] + ["w1-greedy"] + n1 + g5 + rest
     rows, _ = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=True,
                                   g3=True, g3_applied=True, c2=True, c2_applied=True,
                                   l1=True, l1_applied=True, g4=True, g4_applied=True, w1=False,
-                                  n1=False, m1=False, s1=False, g5=False)
+                                  n1=False, m1=False, s1=False, g5=False, x1=False)
     assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 + ["g4-engine"] \
         + after[:k] + ["w1-greedy"] + n1 + g5 + rest
     assert len(set(rows)) == len(rows)
@@ -395,6 +415,18 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     for row in ("s1-engine", "s2-greedy-3p"):
         assert strength.row_seed(row) not in {strength.row_seed(r) for r in strength.ROWS
                                               if r != row}
+    # the x1 rows: both three-player candidates, guarded with two players and with three
+    assert strength.X1 == ("engine:infer_greedy=0.1:end_infer_greedy=0.1:paranoid=1:"
+                           "end_paranoid=1:weights=gen4:end_weights=gen4")
+    assert strength.ROWS["x1-greedy-3p"] == (strength.X1, "greedy", 3, "full", 500)
+    assert strength.ROWS["x1-engine"] == (strength.X1, strength.GEN4, 2, "full", 200)
+    assert strength.ROWS["x1-engine-3p"] == (strength.X1, strength.GEN4, 3, "full", 200)
+    assert strength.ROWS["x2-greedy-3p"] == ("engine", "greedy", 3, "full", 500)
+    assert {"x1-engine", "x1-engine-3p"} <= strength.RECORDED
+    assert strength.row_seed("x1-greedy-3p") == strength.row_seed("w1-greedy-3p")
+    for row in ("x1-engine", "x1-engine-3p", "x2-greedy-3p"):
+        assert strength.row_seed(row) not in {strength.row_seed(r) for r in strength.ROWS
+                                              if r != row}
     with pytest.raises(TypeError, match="t2"):
         strength.queue_rows(t2=True)
 
@@ -456,6 +488,26 @@ def test_the_rules_that_gain_on_greedy_first_then_hold_against_engine(ruled, nam
     assert decision() is True
 
 
+def test_both_three_player_candidates_gain_on_greedy_then_hold_with_two_and_three(ruled):
+    strength, scores = ruled
+    assert strength.x1_gains() is None and strength.x1_decision() is None
+    scores["x1-greedy-3p"] = (0.9, 0.88, 0.92)
+    scores["x1-greedy-3p - w1-greedy-3p"] = (0.02, 0.0, 0.04)
+    assert strength.x1_gains() is False and strength.x1_decision() is False
+    scores["x1-greedy-3p - w1-greedy-3p"] = (0.02, 0.001, 0.04)
+    assert strength.x1_gains() is True and strength.x1_decision() is None
+    # each guard: its interval not below the score of equal sides (1/2, then 2/3)
+    scores["x1-engine"] = (0.48, 0.45, 0.499)
+    assert strength.x1_decision() is False                  # decided without the other
+    scores["x1-engine"] = (0.48, 0.45, 0.5)
+    assert strength.x1_decision() is None                   # x1-engine-3p not played yet
+    even = 1 - 1 / 3
+    scores["x1-engine-3p"] = (even - 0.02, even - 0.05, even - 0.001)
+    assert strength.x1_decision() is False
+    scores["x1-engine-3p"] = (even - 0.02, even - 0.05, even)
+    assert strength.x1_decision() is True
+
+
 @pytest.mark.parametrize("decision, equal, peer, paired", [
     ("p2_decision", "p2-engine", "p2-server_ismcts", "r1-server_ismcts"),
     ("c2_decision", "c1-engine", "c2-server_ismcts", "p2-server_ismcts")])
@@ -504,7 +556,7 @@ def test_every_row_short_of_its_starts_records_the_agents_its_name_builds_today(
     strength = load_script("benchmarks/strength.py")
     queued, _ = strength.queue_rows(t1=True, p2=True, g3=False, c2=False, l1=False,
                                     g4=False, w1=False, n1=False, m1=False, s1=False,
-                                    g5=False, t1_applied=True,
+                                    g5=False, x1=False, t1_applied=True,
                                     p2_applied=True)
     assert "e1-server_ismcts" in queued
     for row in queued:
