@@ -750,10 +750,16 @@ def _after_n1(taken: dict) -> list:
             + list(AFTER_DECISION[:AFTER_DECISION.index(G5_AFTER) + 1]))
 
 
+def _gaining(first: tuple, gained: tuple, gains) -> list:
+    """A candidate's first rows, then the rows it plays only once ``gains()`` (read when
+    the list is made) says the first have gained."""
+    return list(first) + (list(gained) if gains() else [])
+
+
 def _after_m1(taken: dict) -> list:
     """:func:`_after_n1`'s rows, the m1 rows played, and M1_ADOPTED with the m1 candidate
     adopted."""
-    return (_after_n1(taken) + list(M1_ROWS) + (list(M1_GAINED) if m1_gains() else [])
+    return (_after_n1(taken) + _gaining(M1_ROWS, M1_GAINED, m1_gains)
             + (list(M1_ADOPTED) if taken["m1"] else []))
 
 
@@ -911,8 +917,7 @@ DECISIONS = (
      "then queue again"),
     # the rows the w1 and n1 decisions added, the measuring rows up to G5_AFTER, then the
     # m1 rows: m1-greedy-3p, and m1-engine and m1-greedy once it has gained
-    ("m1", lambda taken: (_after_n1(taken) + list(M1_ROWS)
-                          + (list(M1_GAINED) if m1_gains() else [])),
+    ("m1", lambda taken: _after_n1(taken) + _gaining(M1_ROWS, M1_GAINED, m1_gains),
      lambda: m1_decision(), lambda: _m1_in_engine(),
      "the m1 rows decide what engine is",
      "the m1 rows adopted the greedy style in the inference: set ENGINE and ENGINE_END "
@@ -921,8 +926,7 @@ DECISIONS = (
      "complete (UNORDERED_AS_BEGUN, RESPECIFIED), then queue again"),
     # the m1 rows again, m2-greedy-3p with the m1 candidate adopted, then the s1 rows:
     # s1-greedy-3p, and s1-engine and s1-greedy once it has gained
-    ("s1", lambda taken: (_after_m1(taken) + list(S1_ROWS)
-                          + (list(S1_GAINED) if s1_gains() else [])),
+    ("s1", lambda taken: _after_m1(taken) + _gaining(S1_ROWS, S1_GAINED, s1_gains),
      lambda: s1_decision(), lambda: _s1_in_engine(),
      "the s1 rows decide what engine is",
      "the s1 rows adopted the greedy style in the inference and the search: set ENGINE and "
@@ -938,8 +942,7 @@ DECISIONS = (
      "of rows begun before it and not complete (RESPECIFIED), then queue again; the analyses "
      "follow only by a calibration rule written first"),
     # the rows before, then x1-greedy-3p, and both guards once it has gained
-    ("x1", lambda taken: (_after_g5(taken) + list(X1_ROWS)
-                          + (list(X1_GAINED) if x1_gains() else [])),
+    ("x1", lambda taken: _after_g5(taken) + _gaining(X1_ROWS, X1_GAINED, x1_gains),
      lambda: x1_decision(), lambda: _x1_in_engine(),
      "the x1 rows decide what engine is",
      "the x1 rows adopted both three-player candidates: set ENGINE and ENGINE_END "
