@@ -51,7 +51,7 @@ MANY_PLAYERS_NOTE = (
     "below the outcomes on average [-0.016, +0.010], those from 0.6 up 0.01 above (448 "
     "decisions: 0.71 against 0.70); on 671 decisions of 91 three-player games of "
     "generation 1's engine they came out 0.02 above the outcomes on average [-0.01, +0.05], "
-    "those from 0.6 up 0.22 above (73 decisions: 0.72 against 0.50). Four or more players "
+    "those from 0.6 up 0.22 above (73 decisions: 0.72 against 0.50); four or more players "
     "were never measured, and the learned value can be far too sure on layouts unlike those "
     "of the engine's games")
 #: figures are clipped this far from 0 and 1 before the logit
