@@ -398,14 +398,13 @@ def calibrate_moves(moves: list, mover: int, draw_pile: int, name: str) -> dict:
     for m in moves:
         x, (lo, hi) = m.loss[mover], m.ci95[mover]
         raw[str(m.move)] = x
-        f = [cmap.mover_loss(v, draw_pile) for v in (x, lo, hi)]
+        m.loss = cmap.seat_losses(m.loss, mover, draw_pile)
+        f_lo, f_hi = cmap.mover_loss(lo, draw_pile), cmap.mover_loss(hi, draw_pile)
         if n == 2:
-            m.loss[mover], m.loss[1 - mover] = f[0], 1.0 - f[0]
-            m.ci95[mover], m.ci95[1 - mover] = (f[1], f[2]), (1.0 - f[2], 1.0 - f[1])
+            m.ci95[mover], m.ci95[1 - mover] = (f_lo, f_hi), (1.0 - f_hi, 1.0 - f_lo)
             continue
         k = cmap.others_scale(x, draw_pile)
-        m.loss = cmap.seat_losses(m.loss, mover, draw_pile)
-        m.ci95 = [(f[1], f[2]) if q == mover else (lo_q * k, min(1.0, hi_q * k))
+        m.ci95 = [(f_lo, f_hi) if q == mover else (lo_q * k, min(1.0, hi_q * k))
                   for q, (lo_q, hi_q) in enumerate(m.ci95)]
     return {"map": name, "band": band(draw_pile), "raw_mover_loss": raw}
 
