@@ -82,6 +82,9 @@ STYLED = STYLES + ":model_styles=1:end_model_styles=1"
 #: generation 5's network and policy model (docs/learning.md, Generation 5): the g5 row's
 #: candidate
 GEN5 = "engine:weights=gen5:end_weights=gen5"
+#: generation 6's network and policy model (docs/learning.md, Generation 6), the first that
+#: learned from three-player games of engines at the full budget: the g6 row's candidate
+GEN6 = "engine:weights=gen6:end_weights=gen6"
 #: ``engine`` dealing the others' hands uniformly over the unseen cards: the ablation of the
 #: inference (the t2 row of RESULTS-strength.md, Generation 4)
 NOINFER = "engine:infer=0:end_infer=0"
@@ -311,6 +314,14 @@ ROWS = {
     "x1-engine": (X1, GEN4, 2, "full", 200),
     "x1-engine-3p": (X1, GEN4, 3, "full", 200),
     "x2-greedy-3p": ("engine", "greedy", 3, "full", 500),
+    # Generation 6 against generation 4's engine (docs/learning.md, Generation 6; engine as
+    # the x1 decision leaves it on both sides, generation 4 pinned on B's): decides with
+    # generation 2's rule; starts of seed 20, recorded; only if adopted, engine as that
+    # leaves it against two greedy on starts no choice has seen (seed 21). Size, rule and
+    # place (after the x1 rows, before the rows measuring engine) fixed on 2026-12-07, once
+    # the network existed and before the first game of either.
+    "g6-engine": (GEN6, GEN4, 2, "full", 500),
+    "g6-greedy-3p": ("engine", "greedy", 3, "full", 500),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -332,7 +343,7 @@ SEEDS = {"b1-x4-engine": 1, "f1-greedy": 2, "f1-det": 2, "f1-server_ismcts": 2,
          "w2-engine1-3p": 9, "n1-engine-3p": 10, "n2-greedy-3p": 11, "g5-engine": 12,
          "m1-greedy": 2, "m1-engine": 13, "m2-greedy-3p": 14, "s1-greedy": 2,
          "s1-engine": 15, "s2-greedy-3p": 16, "x1-engine": 17, "x1-engine-3p": 18,
-         "x2-greedy-3p": 19}
+         "x2-greedy-3p": 19, "g6-engine": 20, "g6-greedy-3p": 21}
 
 
 def row_seed(row: str) -> int:
@@ -415,6 +426,9 @@ S1_ADOPTED = ("s2-greedy-3p",)
 X1_ROWS = ("x1-greedy-3p",)
 X1_GAINED = ("x1-engine", "x1-engine-3p")
 X1_ADOPTED = ("x2-greedy-3p",)
+#: Generation 6 decides after the x1 rows (and x2-greedy-3p with their candidate adopted),
+#: before the rows that measure engine; with generation 6 adopted, G6_ADOPTED right after.
+G6_ADOPTED = ("g6-greedy-3p",)
 
 #: Rows whose games keep their events (every chance outcome and move, and each move's
 #: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from
@@ -427,7 +441,7 @@ RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p
                       "c2-server_ismcts", "l1-engine", "l1-server_ismcts", "g4-engine",
                       "t2-noinfer", "t3-noinfer-3p", "w1-engine", "w2-engine1-3p",
                       "n1-engine-3p", "g5-engine", "m1-engine", "s1-engine",
-                      "x1-engine", "x1-engine-3p"})
+                      "x1-engine", "x1-engine-3p", "g6-engine"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
@@ -436,7 +450,7 @@ BEFORE_GEN1 = {row for row in ROWS
                                         "p2-", "b1-", "g3-", "f1-", "c2-", "l1-",
                                         "g4-", "t2-", "t3-", "o1-", "w1-", "w2-", "n1-",
                                         "n2-", "g5-", "m1-", "m2-", "s1-", "s2-",
-                                        "x1-", "x2-"))}
+                                        "x1-", "x2-", "g6-"))}
 
 
 def _file(row):
@@ -824,6 +838,22 @@ def _x1_in_engine() -> bool:
             and ENGINE.paranoid and ENGINE_END.paranoid)
 
 
+def _after_x1(taken: dict) -> list:
+    """:func:`_after_g5`'s rows, the x1 rows played, and X1_ADOPTED with the x1 candidate
+    adopted."""
+    return (_after_g5(taken) + _gaining(X1_ROWS, X1_GAINED, x1_gains)
+            + (list(X1_ADOPTED) if taken["x1"] else []))
+
+
+def g6_decision() -> bool | None:
+    """Generation 2's rule for generation 6 on the complete g6-engine row."""
+    return _above_half("g6-engine")
+
+
+def _g6_in_engine() -> bool:
+    return ENGINE.weights == "gen6" and ENGINE_END.weights == "gen6"
+
+
 def g5_decision() -> bool | None:
     """Generation 2's rule for generation 5 on the complete g5-engine row."""
     return _above_half("g5-engine")
@@ -950,6 +980,14 @@ DECISIONS = (
      "HINT_END keep neither), pin infer_greedy=0:end_infer_greedy=0:paranoid=0:end_paranoid=0 "
      "in the agents of rows begun before it and not complete (UNORDERED_AS_BEGUN, "
      "RESPECIFIED), then queue again"),
+    # the rows before (x2-greedy-3p with the x1 candidate adopted), then g6-engine
+    ("g6", lambda taken: _after_x1(taken) + ["g6-engine"],
+     lambda: g6_decision(), lambda: _g6_in_engine(),
+     "g6-engine decides what engine is",
+     "g6-engine adopted generation 6: set ENGINE and ENGINE_END weights='gen6' "
+     "(palace_solver/sample/drawsearch.py), pin weights=gen4:end_weights=gen4 in the agents "
+     "of rows begun before it and not complete (RESPECIFIED), then queue again; the analyses "
+     "follow only by a calibration rule written first"),
 )
 
 
@@ -957,9 +995,8 @@ def queue_rows(**given) -> tuple[list, str]:
     """The rows ``strength.py queue`` plays, in order, as the rules written before them
     decide (:data:`DECISIONS`), and why the list ends where it does. ``t1=``, ``p2=``,
     ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``, ``n1=``, ``m1=``, ``s1=``, ``g5=``,
-    ``x1=``: a decision (True, False or None for not taken; by default its rule on the
-    rows' files);
-    ``t1_applied=`` and so on: whether ``engine`` already is the adopted candidate. A
+    ``x1=``, ``g6=``: a decision (True, False or None for not taken; by default its rule
+    on the rows' files); ``t1_applied=`` and so on: whether ``engine`` already is the adopted candidate. A
     decision that adopts a candidate stops the list until its change is in ``engine``: no
     row is begun with an engine its rule replaces. A row a decision lists again keeps its
     first place."""
@@ -976,8 +1013,8 @@ def queue_rows(**given) -> tuple[list, str]:
         applied = given.get(f"{name}_applied", _ASK)
         if decided and not (in_engine() if applied is _ASK else applied):
             return rows, change
-    if taken["x1"]:
-        rows += [r for r in X1_ADOPTED if r not in rows]
+    if taken["g6"]:
+        rows += [r for r in G6_ADOPTED if r not in rows]
     rest = [r for r in AFTER_DECISION if r not in rows]
     if taken["w1"]:
         rest.insert(rest.index(W2_BEFORE), "w2-engine1-3p")

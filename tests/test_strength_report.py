@@ -276,8 +276,10 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     rest.insert(rest.index("f1-server_ismcts"), "w2-engine1-3p")
     g5 = ["t3-noinfer-3p", "m1-greedy-3p", "s1-greedy-3p", "g5-engine", "x1-greedy-3p"]
     for g5_taken in ({"g5": False}, {"g5": True, "g5_applied": True}):
-        rows, why = strength.queue_rows(**done, m1=False, s1=False, x1=False, **g5_taken)
-        assert rows == base + after[:k] + w1 + n1 + ["w1-greedy-3p", "w2-greedy"] + g5 + rest
+        rows, why = strength.queue_rows(**done, m1=False, s1=False, x1=False, g6=False,
+                                        **g5_taken)
+        assert rows == (base + after[:k] + w1 + n1 + ["w1-greedy-3p", "w2-greedy"] + g5
+                        + ["g6-engine"] + rest)
         assert why == "every planned row"
     # then the x1 rows (both three-player candidates): x1-greedy-3p, its two guards only
     # once it has gained, x2-greedy-3p with the candidate adopted, before the rows after
@@ -293,10 +295,23 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
                                     x1_applied=False)
     assert rows == before + x1 and "paranoid=True" in why and "infer_greedy=0.1" in why
     rows, why = strength.queue_rows(**done, m1=False, s1=False, g5=True, g5_applied=True,
-                                    x1=True, x1_applied=True)
-    assert rows == before + x1 + ["x2-greedy-3p"] + rest and why == "every planned row"
+                                    x1=True, x1_applied=True, g6=False)
+    assert rows == before + x1 + ["x2-greedy-3p", "g6-engine"] + rest
+    assert why == "every planned row"
     assert rows.index("x2-greedy-3p") < min(rows.index("o1-engine"),
                                             rows.index("w2-engine1-3p"))
+    # then generation 6 (after x2-greedy-3p with the x1 candidate adopted), the mark's row
+    # on new starts right after it once adopted, before the rows that measure engine
+    rows, why = strength.queue_rows(**done, m1=False, s1=False, g5=False, x1=True,
+                                    x1_applied=True, g6=None)
+    assert rows == before + x1 + ["x2-greedy-3p", "g6-engine"] and "g6-engine decides" in why
+    rows, why = strength.queue_rows(**done, m1=False, s1=False, g5=False, x1=False, g6=True,
+                                    g6_applied=False)
+    assert rows == before + x1 + ["g6-engine"] and "weights='gen6'" in why
+    rows, why = strength.queue_rows(**done, m1=False, s1=False, g5=False, x1=False, g6=True,
+                                    g6_applied=True)
+    assert rows == before + x1 + ["g6-engine", "g6-greedy-3p"] + rest
+    assert why == "every planned row"
     strength.x1_gains = lambda: False
     # then the n1 rows: n1-greedy-3p, the rest of t2-noinfer (two players), n1-engine-3p
     # only once n1-greedy-3p has gained; the rows with three players measuring engine wait
@@ -311,9 +326,9 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert rows == base + after[:k] + w1 + n1 + ["n1-engine-3p"] and "paranoid=True" in why
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
                                   w1=True, w1_applied=True, n1=True, n1_applied=True, m1=False,
-                                  s1=False, g5=False, x1=False)
+                                  s1=False, g5=False, x1=False, g6=False)
     assert rows == base + after[:k] + w1 + n1 + ["n1-engine-3p", "w1-greedy-3p", "w2-greedy",
-                                                 "n2-greedy-3p"] + g5 + rest
+                                                 "n2-greedy-3p"] + g5 + ["g6-engine"] + rest
     assert rows.index("n2-greedy-3p") < min(rows.index("t3-noinfer-3p"),
                                             rows.index("w2-engine1-3p"))
     strength.n1_gains = lambda: False
@@ -321,14 +336,15 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     rest = [r for r in after[k:] if r not in ("t2-noinfer", "t3-noinfer-3p")]
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
                                   w1=False, n1=False, m1=False, s1=False, g5=False,
-                                  x1=False)
-    assert rows == base + after[:k] + ["w1-greedy"] + n1 + g5 + rest
+                                  x1=False, g6=False)
+    assert rows == base + after[:k] + ["w1-greedy"] + n1 + g5 + ["g6-engine"] + rest
     rows, _ = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=True,
                                   g3=True, g3_applied=True, c2=True, c2_applied=True,
                                   l1=True, l1_applied=True, g4=True, g4_applied=True, w1=False,
-                                  n1=False, m1=False, s1=False, g5=False, x1=False)
+                                  n1=False, m1=False, s1=False, g5=False, x1=False,
+                                  g6=False)
     assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 + ["g4-engine"] \
-        + after[:k] + ["w1-greedy"] + n1 + g5 + rest
+        + after[:k] + ["w1-greedy"] + n1 + g5 + ["g6-engine"] + rest
     assert len(set(rows)) == len(rows)
     # the w1 rows: after the budget row, before both ablations, which measure engine as
     # their decision leaves it; the peer rows paired by start with f1-greedy and
@@ -427,6 +443,15 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     for row in ("x1-engine", "x1-engine-3p", "x2-greedy-3p"):
         assert strength.row_seed(row) not in {strength.row_seed(r) for r in strength.ROWS
                                               if r != row}
+    # generation 6 against generation 4's engine on starts of its own, recorded; the mark's
+    # row on starts no choice has seen
+    assert strength.ROWS["g6-engine"] == (strength.GEN6, strength.GEN4, 2, "full", 500)
+    assert strength.ROWS["g6-greedy-3p"] == ("engine", "greedy", 3, "full", 500)
+    assert strength.GEN6 == "engine:weights=gen6:end_weights=gen6"
+    assert "g6-engine" in strength.RECORDED and "g6-greedy-3p" not in strength.RECORDED
+    for row in ("g6-engine", "g6-greedy-3p"):
+        assert strength.row_seed(row) not in {strength.row_seed(r) for r in strength.ROWS
+                                              if r != row}
     with pytest.raises(TypeError, match="t2"):
         strength.queue_rows(t2=True)
 
@@ -463,6 +488,11 @@ def test_the_rules_as_written(ruled):
     assert strength.g5_decision() is False                # the interval reaches 0.5
     scores["g5-engine"] = (0.54, 0.501, 0.58)
     assert strength.g5_decision() is True
+    assert strength.g6_decision() is None
+    scores["g6-engine"] = (0.54, 0.5, 0.58)
+    assert strength.g6_decision() is False                # the interval reaches 0.5
+    scores["g6-engine"] = (0.54, 0.501, 0.58)
+    assert strength.g6_decision() is True
 
 
 @pytest.mark.parametrize("name, gain, paired, equal, even", [
@@ -556,7 +586,7 @@ def test_every_row_short_of_its_starts_records_the_agents_its_name_builds_today(
     strength = load_script("benchmarks/strength.py")
     queued, _ = strength.queue_rows(t1=True, p2=True, g3=False, c2=False, l1=False,
                                     g4=False, w1=False, n1=False, m1=False, s1=False,
-                                    g5=False, x1=False, t1_applied=True,
+                                    g5=False, x1=False, g6=False, t1_applied=True,
                                     p2_applied=True)
     assert "e1-server_ismcts" in queued
     for row in queued:

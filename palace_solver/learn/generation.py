@@ -88,6 +88,14 @@ RECIPES: dict = {
     5: {"runs": GEN5_RUNS, "init": "gen0",
         "train": {"decay": 1e-3, "epochs": 2, "lr": 1.25e-4, "seed": 0},
         "policy": {"ridge": 1e-3}},
+    # Generation 6 adds the recorded two-player games since (w1-engine, g5-engine) and the
+    # first three-player games of engines at the full budget (t3-noinfer-3p's first 400
+    # starts). Chosen by SWEEPS[6] (twelve fits, benchmarks/results/generation6-sweep.json):
+    # held-out log loss 0.62028, one epoch at step 2.5e-4 from gen0 (two at half the step:
+    # 0.62053; from gen5 at best 0.62095).
+    6: {"runs": GEN6_RUNS, "init": "gen0",
+        "train": {"decay": 1e-3, "epochs": 1, "lr": 2.5e-4, "seed": 0},
+        "policy": {"ridge": 1e-3}},
 }
 
 #: generation -> the fits it is chosen among, written before they are fitted: every
