@@ -79,6 +79,9 @@ STYLES = "engine:infer_greedy=0.1:end_infer_greedy=0.1:weights=gen4:end_weights=
 #: the s1 candidate: the m1 candidate whose search gives a seat dealt the greedy style the
 #: bot's moves (SearchConfig.model_styles; RESULTS-strength.md, Styles in the search)
 STYLED = STYLES + ":model_styles=1:end_model_styles=1"
+#: the m3 candidate: the m1 candidate on ``engine`` as the decisions before it leave it (no
+#: network pinned: both sides of its rows are played after the g6 decision)
+STYLES_NOW = "engine:infer_greedy=0.1:end_infer_greedy=0.1"
 #: generation 5's network and policy model (docs/learning.md, Generation 5): the g5 row's
 #: candidate
 GEN5 = "engine:weights=gen5:end_weights=gen5"
@@ -322,6 +325,17 @@ ROWS = {
     # the network existed and before the first game of either.
     "g6-engine": (GEN6, GEN4, 2, "full", 500),
     "g6-greedy-3p": ("engine", "greedy", 3, "full", 500),
+    # The greedy style in the inference again, on new starts (RESULTS-strength.md, rows
+    # m3-): the candidate and engine, each against two greedy on the same 1,000 starts of
+    # seed 22 in their three seatings, paired by start; only if the candidate gains there,
+    # against engine with two players (200 starts of seed 23, recorded); only if adopted,
+    # engine as that leaves it against two greedy on starts no choice has seen (seed 24).
+    # Starts, rule and place (after the g6 rows, before the rows measuring engine) fixed
+    # on 2026-12-07 before the first game of any.
+    "m3-ref-greedy-3p": ("engine", "greedy", 3, "full", 1000),
+    "m3-greedy-3p": (STYLES_NOW, "greedy", 3, "full", 1000),
+    "m3-engine": (STYLES_NOW, "engine", 2, "full", 200),
+    "m4-greedy-3p": ("engine", "greedy", 3, "full", 500),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -343,7 +357,8 @@ SEEDS = {"b1-x4-engine": 1, "f1-greedy": 2, "f1-det": 2, "f1-server_ismcts": 2,
          "w2-engine1-3p": 9, "n1-engine-3p": 10, "n2-greedy-3p": 11, "g5-engine": 12,
          "m1-greedy": 2, "m1-engine": 13, "m2-greedy-3p": 14, "s1-greedy": 2,
          "s1-engine": 15, "s2-greedy-3p": 16, "x1-engine": 17, "x1-engine-3p": 18,
-         "x2-greedy-3p": 19, "g6-engine": 20, "g6-greedy-3p": 21}
+         "x2-greedy-3p": 19, "g6-engine": 20, "g6-greedy-3p": 21,
+         "m3-ref-greedy-3p": 22, "m3-greedy-3p": 22, "m3-engine": 23, "m4-greedy-3p": 24}
 
 
 def row_seed(row: str) -> int:
@@ -429,6 +444,12 @@ X1_ADOPTED = ("x2-greedy-3p",)
 #: Generation 6 decides after the x1 rows (and x2-greedy-3p with their candidate adopted),
 #: before the rows that measure engine; with generation 6 adopted, G6_ADOPTED right after.
 G6_ADOPTED = ("g6-greedy-3p",)
+#: The rows of the m3 decision (the greedy style in the inference on new starts), after the
+#: g6 rows: engine's row first, then the candidate's on the same starts; m3-engine only if
+#: the candidate gains; with the candidate adopted, M3_ADOPTED right after them.
+M3_ROWS = ("m3-ref-greedy-3p", "m3-greedy-3p")
+M3_GAINED = ("m3-engine",)
+M3_ADOPTED = ("m4-greedy-3p",)
 
 #: Rows whose games keep their events (every chance outcome and move, and each move's
 #: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from
@@ -441,7 +462,7 @@ RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p
                       "c2-server_ismcts", "l1-engine", "l1-server_ismcts", "g4-engine",
                       "t2-noinfer", "t3-noinfer-3p", "w1-engine", "w2-engine1-3p",
                       "n1-engine-3p", "g5-engine", "m1-engine", "s1-engine",
-                      "x1-engine", "x1-engine-3p", "g6-engine"})
+                      "x1-engine", "x1-engine-3p", "g6-engine", "m3-engine"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
@@ -450,7 +471,7 @@ BEFORE_GEN1 = {row for row in ROWS
                                         "p2-", "b1-", "g3-", "f1-", "c2-", "l1-",
                                         "g4-", "t2-", "t3-", "o1-", "w1-", "w2-", "n1-",
                                         "n2-", "g5-", "m1-", "m2-", "s1-", "s2-",
-                                        "x1-", "x2-", "g6-"))}
+                                        "x1-", "x2-", "g6-", "m3-", "m4-"))}
 
 
 def _file(row):
@@ -854,6 +875,26 @@ def _g6_in_engine() -> bool:
     return ENGINE.weights == "gen6" and ENGINE_END.weights == "gen6"
 
 
+def m3_gains() -> bool | None:
+    """Whether m3-greedy-3p gains over m3-ref-greedy-3p, paired by start, the interval of
+    the difference above 0 (None: either not complete). Only then is m3-engine played."""
+    if not _complete("m3-ref-greedy-3p"):
+        return None
+    return _gains("m3-greedy-3p", "m3-ref-greedy-3p")
+
+
+def m3_decision() -> bool | None:
+    """The rule for the greedy style in the inference on new starts: adopted if
+    m3-greedy-3p gains (m3_gains) and m3-engine's interval does not lie below 0.5."""
+    return _gains_then_holds(m3_gains(), "m3-engine")
+
+
+def _after_g6(taken: dict) -> list:
+    """:func:`_after_x1`'s rows, g6-engine, and G6_ADOPTED with generation 6 adopted."""
+    return (_after_x1(taken) + ["g6-engine"]
+            + (list(G6_ADOPTED) if taken["g6"] else []))
+
+
 def g5_decision() -> bool | None:
     """Generation 2's rule for generation 5 on the complete g5-engine row."""
     return _above_half("g5-engine")
@@ -988,6 +1029,15 @@ DECISIONS = (
      "(palace_solver/sample/drawsearch.py), pin weights=gen4:end_weights=gen4 in the agents "
      "of rows begun before it and not complete (RESPECIFIED), then queue again; the analyses "
      "follow only by a calibration rule written first"),
+    # the rows before (g6-greedy-3p with generation 6 adopted), then the m3 rows, and
+    # m3-engine once the candidate has gained
+    ("m3", lambda taken: _after_g6(taken) + _gaining(M3_ROWS, M3_GAINED, m3_gains),
+     lambda: m3_decision(), lambda: _m1_in_engine(),
+     "the m3 rows decide what engine is",
+     "the m3 rows adopted the greedy style in the inference: set ENGINE and ENGINE_END "
+     "infer_greedy=0.1 (palace_solver/sample/drawsearch.py; HINT and HINT_END keep 0), pin "
+     "infer_greedy=0:end_infer_greedy=0 in the agents of rows begun before it and not "
+     "complete (UNORDERED_AS_BEGUN, RESPECIFIED), then queue again"),
 )
 
 
@@ -995,8 +1045,8 @@ def queue_rows(**given) -> tuple[list, str]:
     """The rows ``strength.py queue`` plays, in order, as the rules written before them
     decide (:data:`DECISIONS`), and why the list ends where it does. ``t1=``, ``p2=``,
     ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``, ``n1=``, ``m1=``, ``s1=``, ``g5=``,
-    ``x1=``, ``g6=``: a decision (True, False or None for not taken; by default its rule
-    on the rows' files); ``t1_applied=`` and so on: whether ``engine`` already is the adopted candidate. A
+    ``x1=``, ``g6=``, ``m3=``: a decision (True, False or None for not taken; by default
+    its rule on the rows' files); ``t1_applied=`` and so on: whether ``engine`` already is the adopted candidate. A
     decision that adopts a candidate stops the list until its change is in ``engine``: no
     row is begun with an engine its rule replaces. A row a decision lists again keeps its
     first place."""
@@ -1013,8 +1063,8 @@ def queue_rows(**given) -> tuple[list, str]:
         applied = given.get(f"{name}_applied", _ASK)
         if decided and not (in_engine() if applied is _ASK else applied):
             return rows, change
-    if taken["g6"]:
-        rows += [r for r in G6_ADOPTED if r not in rows]
+    if taken["m3"]:
+        rows += [r for r in M3_ADOPTED if r not in rows]
     rest = [r for r in AFTER_DECISION if r not in rows]
     if taken["w1"]:
         rest.insert(rest.index(W2_BEFORE), "w2-engine1-3p")
