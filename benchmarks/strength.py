@@ -933,6 +933,13 @@ def _p2_in_engine() -> bool:
 
 _ASK = object()
 
+#: The change the m1 and m3 rules ask for (the same candidate) once they adopt it.
+_STYLES_CHANGE = (" adopted the greedy style in the inference: set ENGINE and ENGINE_END "
+                  "infer_greedy=0.1 (palace_solver/sample/drawsearch.py; HINT and HINT_END "
+                  "keep 0), pin infer_greedy=0:end_infer_greedy=0 in the agents of rows "
+                  "begun before it and not complete (UNORDERED_AS_BEGUN, RESPECIFIED), then "
+                  "queue again")
+
 #: The decisions in the queue's order: name, the rows that take it (after those before),
 #: its rule, whether ``engine`` already is the adopted candidate, why the list waits on it,
 #: and the change an adoption asks for before the list goes on.
@@ -990,11 +997,7 @@ DECISIONS = (
     # m1 rows: m1-greedy-3p, and m1-engine and m1-greedy once it has gained
     ("m1", lambda taken: _after_n1(taken) + _gaining(M1_ROWS, M1_GAINED, m1_gains),
      lambda: m1_decision(), lambda: _m1_in_engine(),
-     "the m1 rows decide what engine is",
-     "the m1 rows adopted the greedy style in the inference: set ENGINE and ENGINE_END "
-     "infer_greedy=0.1 (palace_solver/sample/drawsearch.py; HINT and HINT_END keep 0), pin "
-     "infer_greedy=0:end_infer_greedy=0 in the agents of rows begun before it and not "
-     "complete (UNORDERED_AS_BEGUN, RESPECIFIED), then queue again"),
+     "the m1 rows decide what engine is", "the m1 rows" + _STYLES_CHANGE),
     # the m1 rows again, m2-greedy-3p with the m1 candidate adopted, then the s1 rows:
     # s1-greedy-3p, and s1-engine and s1-greedy once it has gained
     ("s1", lambda taken: _after_m1(taken) + _gaining(S1_ROWS, S1_GAINED, s1_gains),
@@ -1033,11 +1036,7 @@ DECISIONS = (
     # m3-engine once the candidate has gained
     ("m3", lambda taken: _after_g6(taken) + _gaining(M3_ROWS, M3_GAINED, m3_gains),
      lambda: m3_decision(), lambda: _m1_in_engine(),
-     "the m3 rows decide what engine is",
-     "the m3 rows adopted the greedy style in the inference: set ENGINE and ENGINE_END "
-     "infer_greedy=0.1 (palace_solver/sample/drawsearch.py; HINT and HINT_END keep 0), pin "
-     "infer_greedy=0:end_infer_greedy=0 in the agents of rows begun before it and not "
-     "complete (UNORDERED_AS_BEGUN, RESPECIFIED), then queue again"),
+     "the m3 rows decide what engine is", "the m3 rows" + _STYLES_CHANGE),
 )
 
 

@@ -529,20 +529,13 @@ def test_the_rules_as_written(ruled):
     assert strength.g6_decision() is False                # the interval reaches 0.5
     scores["g6-engine"] = (0.54, 0.501, 0.58)
     assert strength.g6_decision() is True
-    # the m3 rule: both rows against greedy complete, the candidate's above engine's
-    # paired, then m3-engine not below 0.5
-    assert strength.m3_gains() is None and strength.m3_decision() is None
+    # the m3 rule reads its candidate's row only once engine's own row, played on the same
+    # new starts, is complete too (the rest of it: the test below)
     scores["m3-greedy-3p"] = (0.89, 0.88, 0.90)
-    assert strength.m3_gains() is None                    # engine's row not complete
-    scores["m3-ref-greedy-3p"] = (0.87, 0.86, 0.88)
-    scores["m3-greedy-3p - m3-ref-greedy-3p"] = (0.02, 0.0, 0.04)
-    assert strength.m3_gains() is False and strength.m3_decision() is False
     scores["m3-greedy-3p - m3-ref-greedy-3p"] = (0.02, 0.001, 0.04)
-    assert strength.m3_gains() is True and strength.m3_decision() is None
-    scores["m3-engine"] = (0.48, 0.45, 0.499)
-    assert strength.m3_decision() is False
-    scores["m3-engine"] = (0.48, 0.45, 0.5)
-    assert strength.m3_decision() is True
+    assert strength.m3_gains() is None and strength.m3_decision() is None
+    scores["m3-ref-greedy-3p"] = (0.87, 0.86, 0.88)
+    assert strength.m3_gains() is True
 
 
 @pytest.mark.parametrize("name, gain, paired, equal, even", [
@@ -550,14 +543,15 @@ def test_the_rules_as_written(ruled):
     # with three players equal sides score 2/3 (written as the match summary computes it)
     ("n1", "n1-greedy-3p", "w1-greedy-3p", "n1-engine-3p", 1 - 1 / 3),
     ("m1", "m1-greedy-3p", "w1-greedy-3p", "m1-engine", 0.5),
-    ("s1", "s1-greedy-3p", "w1-greedy-3p", "s1-engine", 0.5)])
+    ("s1", "s1-greedy-3p", "w1-greedy-3p", "s1-engine", 0.5),
+    ("m3", "m3-greedy-3p", "m3-ref-greedy-3p", "m3-engine", 0.5)])
 def test_the_rules_that_gain_on_greedy_first_then_hold_against_engine(ruled, name, gain,
                                                                        paired, equal, even):
     strength, scores = ruled
     gains, decision = getattr(strength, f"{name}_gains"), getattr(strength, f"{name}_decision")
     assert gains() is None and decision() is None
     # no gain against greedy, paired: not adopted, and the row against engine not needed
-    scores[gain] = (0.82, 0.80, 0.84)
+    scores[gain], scores[paired] = (0.82, 0.80, 0.84), (0.80, 0.78, 0.82)
     scores[f"{gain} - {paired}"] = (0.02, 0.0, 0.04)
     assert gains() is False and decision() is False
     scores[f"{gain} - {paired}"] = (0.02, 0.001, 0.04)
