@@ -1045,10 +1045,10 @@ def queue_rows(**given) -> tuple[list, str]:
     decide (:data:`DECISIONS`), and why the list ends where it does. ``t1=``, ``p2=``,
     ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``, ``n1=``, ``m1=``, ``s1=``, ``g5=``,
     ``x1=``, ``g6=``, ``m3=``: a decision (True, False or None for not taken; by default
-    its rule on the rows' files); ``t1_applied=`` and so on: whether ``engine`` already is the adopted candidate. A
-    decision that adopts a candidate stops the list until its change is in ``engine``: no
-    row is begun with an engine its rule replaces. A row a decision lists again keeps its
-    first place."""
+    its rule on the rows' files); ``t1_applied=`` and so on: whether ``engine`` already is
+    the adopted candidate. A decision that adopts a candidate stops the list until its
+    change is in ``engine``: no row is begun with an engine its rule replaces. A row a
+    decision lists again keeps its first place."""
     unknown = set(given) - {k for d in DECISIONS for k in (d[0], f"{d[0]}_applied")}
     if unknown:
         raise TypeError(f"queue_rows: no decision named {sorted(unknown)}")
