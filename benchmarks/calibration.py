@@ -3,7 +3,7 @@
     python benchmarks/calibration.py run RUN --which before|after [--first F] [--games N]
     python benchmarks/calibration.py report FILE [FILE ...] [--raw] [--map M] [--over FILE ...]
     python benchmarks/calibration.py fit FILE [FILE ...] --name NAME [--fallback] [--least N]
-    python benchmarks/calibration.py pair FILE [FILE ...] --vs FILE [FILE ...] [--raw]
+    python benchmarks/calibration.py pair FILE [FILE ...] --vs FILE [FILE ...] [--raw] [--apart]
 
 RULES.md promises, for each move, the probability that the mover loses when every player
 then plays to minimise their own loss. The engine playing every seat is this project's
@@ -60,6 +60,8 @@ run laid over the ``after`` run it measured a part of again).
 decision): the first's bias and Brier skill minus the second's, overall and per phase,
 with 95% intervals by bootstrap over games (``--raw``: the search's figures before the
 map, in both; ``--map NAME``: the first files' search figures through that map).
+``--apart``: the two sets are of different games (another run's, such as games laid out
+otherwise): every decision of each, each set's games resampled on its own.
 
 ``fit`` fits that map on the search's decisions of ``after`` files (held-out games, never
 trained on; ``--fallback``: and a band of its own for the depth-limited fallback's figures
@@ -382,6 +384,46 @@ def paired(rows_a, rows_b, boot: int = 1000, seed: int = 0) -> dict:
             **{k: part(v) for k, v in parts.items() if v.any()}}
 
 
+def apart(rows_a, rows_b, boot: int = 1000, seed: int = 0) -> dict:
+    """A's bias and Brier skill minus B's where the two sets share no game (another run's
+    games: the same question asked of other positions), overall and per phase, each with
+    a 95% interval by a bootstrap over each set's games on its own."""
+    sides = []
+    rng = np.random.default_rng(seed)
+    for rows in (rows_a, rows_b):
+        games = np.array([g for g, _ in rows])
+        fig = np.array([r["figure"] for _, r in rows])
+        out = np.array([r["outcome"] for _, r in rows])
+        base = np.array([1.0 / r["n"] for _, r in rows])
+        draw = np.array([r["draw"] > 0 for _, r in rows])
+        sides.append((fig, out, base, draw, group_bootstrap(games, boot, rng)))
+
+    def part(name):
+        stats, draws = [], []
+        for fig, out, base, draw, (inverse, counts) in sides:
+            select = {"all": np.ones(len(fig), bool), "draw_pile": draw,
+                      "no_draw_pile": ~draw}[name]
+            if not select.any():
+                return None
+            total = _totals(inverse, counts, select)
+            n = total(np.ones(len(fig)))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                draws.append((total(fig - out) / n,
+                              1.0 - total((fig - out) ** 2) / total((base - out) ** 2)))
+            stats.append((int(select.sum()), _stats(fig[select], out[select], base[select])))
+        (na, a), (nb, b) = stats
+        dbias, dskill = draws[0][0] - draws[1][0], draws[0][1] - draws[1][1]
+        ok = np.isfinite(dbias) & np.isfinite(dskill)
+        return {"decisions": [na, nb], "a": list(a), "b": list(b),
+                "bias_difference": a[0] - b[0],
+                "bias_difference_ci95": percentile_ci(dbias[ok]),
+                "skill_difference": a[1] - b[1],
+                "skill_difference_ci95": percentile_ci(dskill[ok])}
+    parts = {k: part(k) for k in ("all", "draw_pile", "no_draw_pile")}
+    return {"games": [len({g for g, _ in rows}) for rows in (rows_a, rows_b)],
+            **{k: v for k, v in parts.items() if v is not None}}
+
+
 def remapped(rows, name: str):
     """``rows`` with the analysis's own figures put through the map ``name`` (the map is a
     function of the figure and its band: rows of a band, of the map's number of players
@@ -398,15 +440,17 @@ def pair(args) -> None:
             return remapped(got, name)
         return [(g, {**r, "figure": r.get("raw", r["figure"])}) for g, r in got] \
             if args.raw else got
-    s = paired(rows(args.files, args.map), rows(args.vs))
-    print(f"{s['games']} games")
+    s = (apart if args.apart else paired)(rows(args.files, args.map), rows(args.vs))
+    def both(n):
+        return " and ".join(map(str, n)) if isinstance(n, list) else n
+    print(f"{both(s['games'])} games")
     for name in ("all", "draw_pile", "no_draw_pile"):
         if name not in s:
             continue
         p = s[name]
         lo, hi = p["skill_difference_ci95"]
         blo, bhi = p["bias_difference_ci95"]
-        print(f"{name}: {p['decisions']} decisions, Brier skill {p['a'][1]:+.3f} against "
+        print(f"{name}: {both(p['decisions'])} decisions, Brier skill {p['a'][1]:+.3f} against "
               f"{p['b'][1]:+.3f}, difference {p['skill_difference']:+.3f} [{lo:+.3f}, "
               f"{hi:+.3f}]; bias {p['a'][0]:+.4f} against {p['b'][0]:+.4f}, difference "
               f"{p['bias_difference']:+.4f} [{blo:+.4f}, {bhi:+.4f}]")
@@ -508,6 +552,9 @@ def main(argv=None) -> int:
                    help="the search's figures before the calibration map, in both")
     q.add_argument("--map", default="", help="the first files' search figures through this "
                                              "map instead of the one their run applied")
+    q.add_argument("--apart", action="store_true",
+                   help="the sets share no game (another run's): every decision of each, "
+                        "each set's games resampled on its own")
     q.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     {"run": run, "report": report, "fit": fit, "pair": pair}[args.cmd](args)

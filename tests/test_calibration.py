@@ -360,6 +360,29 @@ def test_pairing_scores_each_side_on_the_decisions_both_hold():
     assert s["all"]["bias_difference"] == pytest.approx(-float(np.mean(0.5 - out)))
 
 
+def test_sets_of_other_games_are_each_scored_on_all_their_decisions():
+    calib = load_script("benchmarks/calibration.py")
+    base = [(g, r) for g, r in _decisions(2) if r["outcome"] != 0.5]
+    perfect = [(g, {**r, "figure": r["outcome"]}) for g, r in base]
+    # the other set: other games, fewer of them, reported at a constant 1/2
+    constant = [(g, {**r, "figure": 0.5}) for g, r in base if g % 2]
+    s = calib.apart(perfect, constant, boot=200)
+    assert s["games"] == [len({g for g, _ in base}), len({g for g, _ in constant})]
+    assert s["all"]["decisions"] == [len(perfect), len(constant)]
+    assert s["all"]["skill_difference"] == pytest.approx(1.0)
+    assert s["all"]["skill_difference_ci95"] == pytest.approx([1.0, 1.0])
+    out = np.array([r["outcome"] for _, r in constant])
+    assert s["all"]["bias_difference"] == pytest.approx(-float(np.mean(0.5 - out)))
+    lo, hi = s["draw_pile"]["bias_difference_ci95"]
+    assert lo < s["draw_pile"]["bias_difference"] < hi
+    # a set against a copy of itself: no difference, though resampled apart
+    same = calib.apart(base, base, boot=200)
+    for part in ("all", "draw_pile", "no_draw_pile"):
+        assert same[part]["bias_difference"] == 0.0
+        lo, hi = same[part]["skill_difference_ci95"]
+        assert lo < 0.0 < hi
+
+
 def test_the_unordered_run_is_the_hints_search_without_the_draw_order():
     calib = load_script("benchmarks/calibration.py")
     assert HINT.ordered and not calib.UNORDERED.ordered and calib.UNORDERED.chance_width == 2
