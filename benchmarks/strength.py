@@ -82,6 +82,11 @@ STYLED = STYLES + ":model_styles=1:end_model_styles=1"
 #: the m3 candidate: the m1 candidate on ``engine`` as the decisions before it leave it (no
 #: network pinned: both sides of its rows are played after the g6 decision)
 STYLES_NOW = "engine:infer_greedy=0.1:end_infer_greedy=0.1"
+#: the b2 candidate: ``engine`` as the decisions before it leave it, with 1.75 times its
+#: nodes in the draw phase (210,000; once the draw pile is empty its own): the time its
+#: search saved since engine1, spent on the search, its median draw-phase decision still
+#: within the issue's 1.15 times engine1's (RESULTS-strength.md, rows b2-)
+BUDGET_NOW = "engine:nodes=210000"
 #: generation 5's network and policy model (docs/learning.md, Generation 5): the g5 row's
 #: candidate
 GEN5 = "engine:weights=gen5:end_weights=gen5"
@@ -336,6 +341,16 @@ ROWS = {
     "m3-greedy-3p": (STYLES_NOW, "greedy", 3, "full", 1000),
     "m3-engine": (STYLES_NOW, "engine", 2, "full", 200),
     "m4-greedy-3p": ("engine", "greedy", 3, "full", 500),
+    # The time the engine saved, spent on its search (RESULTS-strength.md, rows b2-): the
+    # candidate against two greedy on the m3 rows' 1,000 starts, paired with the m3 row
+    # that is engine once the m3 decision is taken; only if it gains there, against engine
+    # with two players (200 starts of seed 25, recorded); only if adopted, engine as that
+    # leaves it against two greedy on starts no choice has seen (seed 26). Starts, rule and
+    # place (after the m3 rows, before the rows measuring engine) fixed on 2026-12-07,
+    # before the first game of any.
+    "b2-greedy-3p": (BUDGET_NOW, "greedy", 3, "full", 1000),
+    "b2-engine": (BUDGET_NOW, "engine", 2, "full", 200),
+    "b3-greedy-3p": ("engine", "greedy", 3, "full", 500),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -358,7 +373,8 @@ SEEDS = {"b1-x4-engine": 1, "f1-greedy": 2, "f1-det": 2, "f1-server_ismcts": 2,
          "m1-greedy": 2, "m1-engine": 13, "m2-greedy-3p": 14, "s1-greedy": 2,
          "s1-engine": 15, "s2-greedy-3p": 16, "x1-engine": 17, "x1-engine-3p": 18,
          "x2-greedy-3p": 19, "g6-engine": 20, "g6-greedy-3p": 21,
-         "m3-ref-greedy-3p": 22, "m3-greedy-3p": 22, "m3-engine": 23, "m4-greedy-3p": 24}
+         "m3-ref-greedy-3p": 22, "m3-greedy-3p": 22, "m3-engine": 23, "m4-greedy-3p": 24,
+         "b2-greedy-3p": 22, "b2-engine": 25, "b3-greedy-3p": 26}
 
 
 def row_seed(row: str) -> int:
@@ -450,6 +466,11 @@ G6_ADOPTED = ("g6-greedy-3p",)
 M3_ROWS = ("m3-ref-greedy-3p", "m3-greedy-3p")
 M3_GAINED = ("m3-engine",)
 M3_ADOPTED = ("m4-greedy-3p",)
+#: The rows of the b2 decision (the larger draw-phase budget), after the m3 rows (and
+#: m4-greedy-3p with their candidate adopted), in the same shape.
+B2_ROWS = ("b2-greedy-3p",)
+B2_GAINED = ("b2-engine",)
+B2_ADOPTED = ("b3-greedy-3p",)
 
 #: Rows whose games keep their events (every chance outcome and move, and each move's
 #: figure: palace_solver.jobs.match.play_task), so that a later generation can learn from
@@ -462,7 +483,8 @@ RECORDED = frozenset({"t1-engine", "t1-noinfer", "c1-engine", "b1-x4-engine", "p
                       "c2-server_ismcts", "l1-engine", "l1-server_ismcts", "g4-engine",
                       "t2-noinfer", "t3-noinfer-3p", "w1-engine", "w2-engine1-3p",
                       "n1-engine-3p", "g5-engine", "m1-engine", "s1-engine",
-                      "x1-engine", "x1-engine-3p", "g6-engine", "m3-engine"})
+                      "x1-engine", "x1-engine-3p", "g6-engine", "m3-engine",
+                      "b2-engine"})
 
 #: Rows played before generation 1, when ``engine`` was what ``engine1`` now names: their
 #: files stay as they were played and the report names that agent ``engine1``.
@@ -471,7 +493,8 @@ BEFORE_GEN1 = {row for row in ROWS
                                         "p2-", "b1-", "g3-", "f1-", "c2-", "l1-",
                                         "g4-", "t2-", "t3-", "o1-", "w1-", "w2-", "n1-",
                                         "n2-", "g5-", "m1-", "m2-", "s1-", "s2-",
-                                        "x1-", "x2-", "g6-", "m3-", "m4-"))}
+                                        "x1-", "x2-", "g6-", "m3-", "m4-", "b2-",
+                                        "b3-"))}
 
 
 def _file(row):
@@ -889,6 +912,39 @@ def m3_decision() -> bool | None:
     return _gains_then_holds(m3_gains(), "m3-engine")
 
 
+def _after_m3(taken: dict) -> list:
+    """:func:`_after_g6`'s rows, the m3 rows played, and M3_ADOPTED with the m3 candidate
+    adopted."""
+    return (_after_g6(taken) + _gaining(M3_ROWS, M3_GAINED, m3_gains)
+            + (list(M3_ADOPTED) if taken["m3"] else []))
+
+
+def b2_reference() -> str | None:
+    """The m3 row that played ``engine`` as the m3 decision leaves it, on the starts of
+    b2-greedy-3p (None: the decision is not taken)."""
+    decided = m3_decision()
+    return None if decided is None else ("m3-greedy-3p" if decided else "m3-ref-greedy-3p")
+
+
+def b2_gains() -> bool | None:
+    """Whether b2-greedy-3p gains over :func:`b2_reference`, paired by start, the interval
+    of the difference above 0 (None: either not complete). Only then is b2-engine played."""
+    paired = b2_reference()
+    if paired is None or not _complete(paired):
+        return None
+    return _gains("b2-greedy-3p", paired)
+
+
+def b2_decision() -> bool | None:
+    """The rule for the larger draw-phase budget: adopted if b2-greedy-3p gains
+    (b2_gains) and b2-engine's interval does not lie below 0.5."""
+    return _gains_then_holds(b2_gains(), "b2-engine")
+
+
+def _b2_in_engine() -> bool:
+    return ENGINE.nodes == 210_000
+
+
 def _after_g6(taken: dict) -> list:
     """:func:`_after_x1`'s rows, g6-engine, and G6_ADOPTED with generation 6 adopted."""
     return (_after_x1(taken) + ["g6-engine"]
@@ -1037,6 +1093,15 @@ DECISIONS = (
     ("m3", lambda taken: _after_g6(taken) + _gaining(M3_ROWS, M3_GAINED, m3_gains),
      lambda: m3_decision(), lambda: _m1_in_engine(),
      "the m3 rows decide what engine is", "the m3 rows" + _STYLES_CHANGE),
+    # the rows before (m4-greedy-3p with the m3 candidate adopted), then b2-greedy-3p, and
+    # b2-engine once it has gained
+    ("b2", lambda taken: _after_m3(taken) + _gaining(B2_ROWS, B2_GAINED, b2_gains),
+     lambda: b2_decision(), lambda: _b2_in_engine(),
+     "the b2 rows decide what engine is",
+     "the b2 rows adopted the larger draw-phase budget: set ENGINE nodes=210_000 "
+     "(palace_solver/sample/drawsearch.py; ENGINE_END, HINT and HINT_END keep theirs), pin "
+     "nodes=120000 in the agents of rows begun before it and not complete (RESPECIFIED), "
+     "measure the cost again (benchmarks/engine_cost.py), then queue again"),
 )
 
 
@@ -1044,9 +1109,9 @@ def queue_rows(**given) -> tuple[list, str]:
     """The rows ``strength.py queue`` plays, in order, as the rules written before them
     decide (:data:`DECISIONS`), and why the list ends where it does. ``t1=``, ``p2=``,
     ``g3=``, ``c2=``, ``l1=``, ``g4=``, ``w1=``, ``n1=``, ``m1=``, ``s1=``, ``g5=``,
-    ``x1=``, ``g6=``, ``m3=``: a decision (True, False or None for not taken; by default
-    its rule on the rows' files); ``t1_applied=`` and so on: whether ``engine`` already is
-    the adopted candidate. A decision that adopts a candidate stops the list until its
+    ``x1=``, ``g6=``, ``m3=``, ``b2=``: a decision (True, False or None for not taken; by
+    default its rule on the rows' files); ``t1_applied=`` and so on: whether ``engine``
+    already is the adopted candidate. A decision that adopts a candidate stops the list until its
     change is in ``engine``: no row is begun with an engine its rule replaces. A row a
     decision lists again keeps its first place."""
     unknown = set(given) - {k for d in DECISIONS for k in (d[0], f"{d[0]}_applied")}
@@ -1062,8 +1127,8 @@ def queue_rows(**given) -> tuple[list, str]:
         applied = given.get(f"{name}_applied", _ASK)
         if decided and not (in_engine() if applied is _ASK else applied):
             return rows, change
-    if taken["m3"]:
-        rows += [r for r in M3_ADOPTED if r not in rows]
+    if taken["b2"]:
+        rows += [r for r in B2_ADOPTED if r not in rows]
     rest = [r for r in AFTER_DECISION if r not in rows]
     if taken["w1"]:
         rest.insert(rest.index(W2_BEFORE), "w2-engine1-3p")

@@ -275,13 +275,15 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     rest = [r for r in after[k:] if r not in ("t2-noinfer", "t3-noinfer-3p")]
     rest.insert(rest.index("f1-server_ismcts"), "w2-engine1-3p")
     m3 = ["m3-ref-greedy-3p", "m3-greedy-3p"]
+    b2 = ["b2-greedy-3p"]
     strength.m3_gains = lambda: False
+    strength.b2_gains = lambda: False
     g5 = ["t3-noinfer-3p", "m1-greedy-3p", "s1-greedy-3p", "g5-engine", "x1-greedy-3p"]
     for g5_taken in ({"g5": False}, {"g5": True, "g5_applied": True}):
         rows, why = strength.queue_rows(**done, m1=False, s1=False, x1=False, g6=False,
-                                        m3=False, **g5_taken)
+                                        m3=False, b2=False, **g5_taken)
         assert rows == (base + after[:k] + w1 + n1 + ["w1-greedy-3p", "w2-greedy"] + g5
-                        + ["g6-engine"] + m3 + rest)
+                        + ["g6-engine"] + m3 + b2 + rest)
         assert why == "every planned row"
     # then the x1 rows (both three-player candidates): x1-greedy-3p, its two guards only
     # once it has gained, x2-greedy-3p with the candidate adopted, before the rows after
@@ -297,8 +299,8 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
                                     x1_applied=False)
     assert rows == before + x1 and "paranoid=True" in why and "infer_greedy=0.1" in why
     rows, why = strength.queue_rows(**done, m1=False, s1=False, g5=True, g5_applied=True,
-                                    x1=True, x1_applied=True, g6=False, m3=False)
-    assert rows == before + x1 + ["x2-greedy-3p", "g6-engine"] + m3 + rest
+                                    x1=True, x1_applied=True, g6=False, m3=False, b2=False)
+    assert rows == before + x1 + ["x2-greedy-3p", "g6-engine"] + m3 + b2 + rest
     assert why == "every planned row"
     assert rows.index("x2-greedy-3p") < min(rows.index("o1-engine"),
                                             rows.index("w2-engine1-3p"))
@@ -311,8 +313,8 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
                                     g6_applied=False)
     assert rows == before + x1 + ["g6-engine"] and "weights='gen6'" in why
     rows, why = strength.queue_rows(**done, m1=False, s1=False, g5=False, x1=False, g6=True,
-                                    g6_applied=True, m3=False)
-    assert rows == before + x1 + ["g6-engine", "g6-greedy-3p"] + m3 + rest
+                                    g6_applied=True, m3=False, b2=False)
+    assert rows == before + x1 + ["g6-engine", "g6-greedy-3p"] + m3 + b2 + rest
     assert why == "every planned row"
     # then the m3 rows (the greedy style in the inference on new starts): engine's row and
     # the candidate's, m3-engine only once the candidate has gained, m4-greedy-3p with the
@@ -327,10 +329,25 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
                                     m3=True, m3_applied=False)
     assert rows == g6 + m3 + ["m3-engine"] and "infer_greedy=0.1" in why
     rows, why = strength.queue_rows(**done, m1=False, s1=False, g5=False, x1=False, g6=True,
-                                    g6_applied=True, m3=True, m3_applied=True)
-    assert rows == g6 + ["g6-greedy-3p"] + m3 + ["m3-engine", "m4-greedy-3p"] + rest
+                                    g6_applied=True, m3=True, m3_applied=True, b2=False)
+    assert rows == g6 + ["g6-greedy-3p"] + m3 + ["m3-engine", "m4-greedy-3p"] + b2 + rest
     assert why == "every planned row"
     strength.m3_gains = lambda: False
+    # then the b2 rows (the larger draw-phase budget), in the same shape, after
+    # m4-greedy-3p with the m3 candidate adopted, before the rows that measure engine
+    strength.b2_gains = lambda: None
+    rows, why = strength.queue_rows(**done, m1=False, s1=False, g5=False, x1=False, g6=False,
+                                    m3=False, b2=None)
+    assert rows == g6 + m3 + b2 and "b2 rows decide" in why
+    strength.b2_gains = lambda: True
+    rows, why = strength.queue_rows(**done, m1=False, s1=False, g5=False, x1=False, g6=False,
+                                    m3=False, b2=True, b2_applied=False)
+    assert rows == g6 + m3 + b2 + ["b2-engine"] and "nodes=210_000" in why
+    rows, why = strength.queue_rows(**done, m1=False, s1=False, g5=False, x1=False, g6=False,
+                                    m3=True, m3_applied=True, b2=True, b2_applied=True)
+    assert rows == g6 + m3 + ["m4-greedy-3p"] + b2 + ["b2-engine", "b3-greedy-3p"] + rest
+    assert rows.index("b3-greedy-3p") < rows.index("o1-engine")
+    strength.b2_gains = lambda: False
     strength.x1_gains = lambda: False
     # then the n1 rows: n1-greedy-3p, the rest of t2-noinfer (two players), n1-engine-3p
     # only once n1-greedy-3p has gained; the rows with three players measuring engine wait
@@ -345,10 +362,10 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert rows == base + after[:k] + w1 + n1 + ["n1-engine-3p"] and "paranoid=True" in why
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
                                   w1=True, w1_applied=True, n1=True, n1_applied=True, m1=False,
-                                  s1=False, g5=False, x1=False, g6=False, m3=False)
+                                  s1=False, g5=False, x1=False, g6=False, m3=False, b2=False)
     assert rows == base + after[:k] + w1 + n1 + ["n1-engine-3p", "w1-greedy-3p", "w2-greedy",
                                                  "n2-greedy-3p"] + g5 + ["g6-engine"] + m3 \
-        + rest
+        + b2 + rest
     assert rows.index("n2-greedy-3p") < min(rows.index("t3-noinfer-3p"),
                                             rows.index("w2-engine1-3p"))
     strength.n1_gains = lambda: False
@@ -356,15 +373,15 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     rest = [r for r in after[k:] if r not in ("t2-noinfer", "t3-noinfer-3p")]
     rows, _ = strength.queue_rows(t1=False, p2=False, g3=False, c2=False, l1=False, g4=False,
                                   w1=False, n1=False, m1=False, s1=False, g5=False,
-                                  x1=False, g6=False, m3=False)
-    assert rows == base + after[:k] + ["w1-greedy"] + n1 + g5 + ["g6-engine"] + m3 + rest
+                                  x1=False, g6=False, m3=False, b2=False)
+    assert rows == base + after[:k] + ["w1-greedy"] + n1 + g5 + ["g6-engine"] + m3 + b2 + rest
     rows, _ = strength.queue_rows(t1=True, t1_applied=True, p2=True, p2_applied=True,
                                   g3=True, g3_applied=True, c2=True, c2_applied=True,
                                   l1=True, l1_applied=True, g4=True, g4_applied=True, w1=False,
                                   n1=False, m1=False, s1=False, g5=False, x1=False,
-                                  g6=False, m3=False)
+                                  g6=False, m3=False, b2=False)
     assert rows == q + p2 + ["g3-engine"] + c2 + ["t1-noinfer"] + l1 + ["g4-engine"] \
-        + after[:k] + ["w1-greedy"] + n1 + g5 + ["g6-engine"] + m3 + rest
+        + after[:k] + ["w1-greedy"] + n1 + g5 + ["g6-engine"] + m3 + b2 + rest
     assert len(set(rows)) == len(rows)
     # the w1 rows: after the budget row, before both ablations, which measure engine as
     # their decision leaves it; the peer rows paired by start with f1-greedy and
@@ -484,10 +501,29 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert strength.ROWS["m4-greedy-3p"] == ("engine", "greedy", 3, "full", 500)
     assert strength.row_seed("m3-greedy-3p") == strength.row_seed("m3-ref-greedy-3p")
     assert "m3-engine" in strength.RECORDED
+    # (b2-greedy-3p, planned after them, is paired with them on their starts: below)
     for row in ("m3-ref-greedy-3p", "m3-engine", "m4-greedy-3p"):
         others = {strength.row_seed(r) for r in strength.ROWS
-                  if r not in (row, "m3-greedy-3p", "m3-ref-greedy-3p")}
+                  if r not in (row, "m3-greedy-3p", "m3-ref-greedy-3p", "b2-greedy-3p")}
         assert strength.row_seed(row) not in others
+    # the b2 rows: the candidate on the m3 rows' starts (paired with whichever of them is
+    # engine), the candidate against engine with two players on starts of its own
+    # (recorded), the mark's row on starts no choice has seen; the candidate is engine with
+    # the larger draw-phase budget and nothing else
+    assert strength.BUDGET_NOW == "engine:nodes=210000"
+    assert strength.ROWS["b2-greedy-3p"] == (strength.BUDGET_NOW, "greedy", 3, "full", 1000)
+    assert strength.ROWS["b2-engine"] == (strength.BUDGET_NOW, "engine", 2, "full", 200)
+    assert strength.ROWS["b3-greedy-3p"] == ("engine", "greedy", 3, "full", 500)
+    assert strength.row_seed("b2-greedy-3p") == strength.row_seed("m3-ref-greedy-3p")
+    assert "b2-engine" in strength.RECORDED and not {"b2-engine", "b3-greedy-3p"} & \
+        strength.BEFORE_GEN1
+    for row in ("b2-engine", "b3-greedy-3p"):
+        assert strength.row_seed(row) not in {strength.row_seed(r) for r in strength.ROWS
+                                              if r != row}
+    from palace_solver.agents.registry import make_agent
+    candidate, engine = make_agent(strength.BUDGET_NOW), make_agent("engine")
+    assert candidate.config == engine.config.with_(nodes=210_000)
+    assert candidate.endgame == engine.endgame
     with pytest.raises(TypeError, match="t2"):
         strength.queue_rows(t2=True)
 
@@ -536,6 +572,29 @@ def test_the_rules_as_written(ruled):
     assert strength.m3_gains() is None and strength.m3_decision() is None
     scores["m3-ref-greedy-3p"] = (0.87, 0.86, 0.88)
     assert strength.m3_gains() is True
+
+
+def test_the_budget_rule_pairs_its_row_with_the_m3_row_that_is_engine(ruled):
+    strength, scores = ruled
+    # no m3 decision yet: b2 waits, whatever its own row says
+    scores["b2-greedy-3p"] = (0.90, 0.89, 0.91)
+    scores["b2-greedy-3p - m3-ref-greedy-3p"] = (0.02, 0.001, 0.04)
+    scores["b2-greedy-3p - m3-greedy-3p"] = (0.0, -0.02, 0.02)
+    assert strength.b2_reference() is None and strength.b2_decision() is None
+    # m3 not adopted (no gain): engine's own row is the reference
+    scores["m3-greedy-3p"], scores["m3-ref-greedy-3p"] = (0.88, 0.87, 0.89), (0.87, 0.86, 0.88)
+    scores["m3-greedy-3p - m3-ref-greedy-3p"] = (0.01, 0.0, 0.02)
+    assert strength.b2_reference() == "m3-ref-greedy-3p"
+    assert strength.b2_gains() is True and strength.b2_decision() is None
+    scores["b2-engine"] = (0.52, 0.49, 0.55)
+    assert strength.b2_decision() is True
+    scores["b2-engine"] = (0.47, 0.44, 0.499)
+    assert strength.b2_decision() is False
+    # m3 adopted: the candidate's row, which engine now is, is the reference
+    scores["m3-greedy-3p - m3-ref-greedy-3p"] = (0.01, 0.001, 0.02)
+    scores["m3-engine"] = (0.5, 0.47, 0.53)
+    assert strength.b2_reference() == "m3-greedy-3p"
+    assert strength.b2_gains() is False and strength.b2_decision() is False
 
 
 @pytest.mark.parametrize("name, gain, paired, equal, even", [
@@ -630,7 +689,7 @@ def test_every_row_short_of_its_starts_records_the_agents_its_name_builds_today(
     strength = load_script("benchmarks/strength.py")
     queued, _ = strength.queue_rows(t1=True, p2=True, g3=False, c2=False, l1=False,
                                     g4=False, w1=False, n1=False, m1=False, s1=False,
-                                    g5=False, x1=False, g6=False, m3=False,
+                                    g5=False, x1=False, g6=False, m3=False, b2=False,
                                     t1_applied=True, p2_applied=True)
     assert "e1-server_ismcts" in queued
     for row in queued:
