@@ -32,6 +32,8 @@ Runs:
 - ``layouts-calib``: ``engine`` against itself, every player laying out at random
   (``LAYOUT``): held-out games on layouts the engine's swap never makes, for ``test`` and
   ``calibration.py`` (no recipe reads them).
+- ``layouts-train``: the same on other deals (``LAYOUTS_TRAIN``): games laid out at random
+  for a generation to learn from (docs/learning.md, Layouts the engine's games never hold).
 
 ``test`` scores networks on games no recipe trained on (a run's, or a recorded row's:
 ``row:ROW``): each two-player position's value for the mover against the mover's final
@@ -87,6 +89,12 @@ SEARCH = ("engine:determinizations=32:nodes=60000:chance_width=0:rollouts=0:max_
           ":eval=learned:stop_at_budget=0:exact_nodes=0")
 
 
+#: layouts-train's player: ``engine`` as it is today (generation 4), with the options the
+#: rows being played may change pinned at today's values (the m3 and b2 candidates), so
+#: that the run, begun beside them, grows whatever they decide
+LAYOUTS_TRAIN = "engine:nodes=120000:infer_greedy=0:end_infer_greedy=0"
+
+
 def search_agent(gen: int) -> str:
     """The agent of generation ``gen``: SEARCH and the endgame with its network."""
     return f"{SEARCH}:weights=gen{gen}:end_weights=gen{gen}"
@@ -98,11 +106,12 @@ RUNS = {
     "gen1-train": (search_agent(1), 101, 4000),
     "gen1-calib": ("engine", 1, 4000),
     "layouts-calib": ("engine", 3, 400),
+    "layouts-train": (LAYOUTS_TRAIN, 4, 800),
 }
 #: Runs whose players lay out otherwise than ``greedy`` (``palace_solver.jobs.match.LAYOUTS``)
 #: layouts-calib: held-out games dealt with layouts at random, to measure the figures on
 #: layouts the engine's own games never hold (docs/learning.md); no recipe reads them.
-LAYOUT = {"layouts-calib": "random"}
+LAYOUT = {"layouts-calib": "random", "layouts-train": "random"}
 
 
 #: Runs whose agent's name builds another agent than the one that played their games, since

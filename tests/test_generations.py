@@ -266,3 +266,20 @@ def test_a_run_whose_agent_has_changed_since_its_games_takes_no_more():
         assert gens.games_file(run).exists()     # closed on the games it holds
         with pytest.raises(SystemExit, match="takes no more games"):
             gens.main(["games", run])
+
+
+def test_the_run_laid_out_at_random_to_learn_from_deals_apart_from_its_test():
+    # layouts-train: engine as it is today, with the options the rows being played may
+    # change pinned, on other deals than layouts-calib's (which no recipe reads)
+    from palace_solver.agents.registry import make_agent
+    gens = load_script("benchmarks/generations.py")
+    (agent, seed, _), (_, test_seed, _) = gens.RUNS["layouts-train"], gens.RUNS["layouts-calib"]
+    assert seed != test_seed and seed not in {s for r, (_, s, _) in gens.RUNS.items()
+                                              if r != "layouts-train"}
+    assert gens.LAYOUT["layouts-train"] == gens.LAYOUT["layouts-calib"] == "random"
+    assert all(t["layout"] == "random" for t in gens.run_tasks("layouts-train", 4))
+    player, engine = make_agent(agent), make_agent("engine")
+    assert player.config == engine.config.with_(nodes=120_000, infer_greedy=0.0)
+    assert player.endgame == engine.endgame.with_(infer_greedy=0.0)
+    assert not any(run == "layouts-calib" for recipe in gens.RECIPES.values()
+                   for run, _ in recipe["runs"])
