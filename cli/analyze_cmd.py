@@ -12,7 +12,7 @@ from palace_solver.game.position import (
     parse_position,
     to_text,
 )
-from palace_solver.sample.calibration import MANY_PLAYERS_NOTE
+from palace_solver.sample.calibration import MANY_PLAYERS_NOTE, RANDOM_LAYOUTS_NOTE
 from palace_solver.solve.compiled import GraphTooLargeError
 from palace_solver.solve.exact import MAX_SWEEPS
 from palace_solver.solve.results import NotExactError, ties
@@ -100,6 +100,8 @@ def _table(pos, a) -> str:
                   f"before it: {100 * cal['raw_mover_loss'][str(a.moves[0].move)]:.2f}%"
                   + ("; the others' figures scaled to add up to 1 with it"
                      if len(a.loss) > 2 else "") + ")"
+                  + (f"; {RANDOM_LAYOUTS_NOTE}"
+                     if len(a.loss) == 2 and cal["band"] != "end" else "")
                   if cal else "")
         if not cal and len(a.loss) > 2:
             # The map is fitted on two-player games only; a newcomer reading 0.2% ±0.1 must

@@ -292,7 +292,7 @@ def test_a_search_says_what_its_figures_estimate(tmp_path):
     """The engine's figures on hidden cards are estimates: the table says of what (the
     search's depth and the value at its horizon, or greedy playouts), matching the JSON."""
     from palace_solver.cli.analyze_cmd import _table
-    from palace_solver.sample.calibration import MANY_PLAYERS_NOTE
+    from palace_solver.sample.calibration import MANY_PLAYERS_NOTE, RANDOM_LAYOUTS_NOTE
     from palace_solver.sample.drawsearch import HINT1, analyze_search
 
     hidden = str(ROOT / "examples" / "hidden.json")
@@ -310,6 +310,8 @@ def test_a_search_says_what_its_figures_estimate(tmp_path):
     assert f"calibrated to the outcomes of the engine's own games (map {cal['map']}" in note[0]
     assert f"{100 * cal['raw_mover_loss'][best['move']]:.2f}%" in note[0]
     assert best["loss_probability"][0] != cal["raw_mover_loss"][best["move"]]
+    # while the draw pile holds cards, what such figures were worth on layouts at random
+    assert cal["band"] != "end" and RANDOM_LAYOUTS_NOTE in note[0]
     # the engine before generation 1: one ply then greedy playouts, and the note says so
     pos = load_position(hidden)
     old = analyze_search(pos, config=HINT1.with_(determinizations=8, nodes=4000), seed=0)
@@ -328,7 +330,7 @@ def test_a_search_says_what_its_figures_estimate(tmp_path):
     map3.write_text(json.dumps({"players": 3, "params": {"draw": [0.7, -0.2]}}))
     m3 = analyze_search(three, samples=4, nodes=8000, seed=0, calibration3=str(map3))
     text3 = _table(three, m3)
-    assert MANY_PLAYERS_NOTE not in text3
+    assert MANY_PLAYERS_NOTE not in text3 and RANDOM_LAYOUTS_NOTE not in text3
     assert f"(map {map3}, draw-pile band draw" in text3
     assert "the others' figures scaled to add up to 1 with it" in text3
     # analysed for a seat that does not see the mover's whole hand: moves legal only in

@@ -15,7 +15,8 @@ from palace_solver.game.position import from_text
 from palace_solver import analysis
 from palace_solver.learn.calibration import fit_band, fit_map, search_rows
 from palace_solver.sample.calibration import (
-    BANDS, CERTAIN, FALLBACK, MANY_PLAYERS_NOTE, CalibrationMap, band, load_map, row_band)
+    BANDS, CERTAIN, FALLBACK, MANY_PLAYERS_NOTE, RANDOM_LAYOUTS_NOTE, CalibrationMap, band,
+    load_map, row_band)
 from palace_solver.sample.drawsearch import (FALLBACK_CALIBRATION, HINT, HINT_END,
                                              analyze_search)
 from palace_solver.solve.results import ties
@@ -342,6 +343,23 @@ def test_the_three_player_note_says_what_its_runs_measured(run, engine):
     out = sum(d["count"] * d["mean_outcome"] for d in high) / n
     assert (f"those from 0.6 up {fig - out:.2f} above ({n} decisions: {fig:.2f} against "
             f"{out:.2f})" in MANY_PLAYERS_NOTE)
+
+
+def test_the_random_layouts_note_says_what_its_run_measured():
+    """The note of two-player figures while the draw pile holds cards quotes the analyses
+    of layouts-calib's games (docs/learning.md, Layouts the engine's games never hold)."""
+    calib = load_script("benchmarks/calibration.py")
+    rows = calib.load_rows([ROOT / "benchmarks/results/calibration/"
+                                   "layouts-calib-after-0000.jsonl"])
+    assert {r["n"] for _, r in rows} == {2}
+    s = calib.summary(rows)
+    d = s["draw_pile"]
+    lo, hi = d["bias_ci95"]
+    side = "above" if d["bias"] > 0 else "below"
+    assert (f"on {d['decisions']} decisions of {s['games']} games laid out at random"
+            in RANDOM_LAYOUTS_NOTE)
+    assert (f"{abs(d['bias']):.3f} {side} the outcomes on average [{lo:+.3f}, {hi:+.3f}] "
+            f"while the draw pile held cards" in RANDOM_LAYOUTS_NOTE)
 
 
 def test_pairing_scores_each_side_on_the_decisions_both_hold():
