@@ -266,22 +266,33 @@ def _totals(inverse, counts, select):
     return total
 
 
+def _arrays(rows):
+    """The decisions' games, figures, outcomes, constant baselines (1/n) and whether the
+    draw pile held cards, as arrays."""
+    return (np.array([g for g, _ in rows]), np.array([r["figure"] for _, r in rows]),
+            np.array([r["outcome"] for _, r in rows]),
+            np.array([1.0 / r["n"] for _, r in rows]),
+            np.array([r["draw"] > 0 for _, r in rows]))
+
+
+def _resampled(total, fig, out, base):
+    """Per bootstrap resample (``total`` of :func:`_totals`): the decisions drawn, their
+    bias and their Brier skill."""
+    n = total(np.ones(len(fig)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (n, total(fig - out) / n,
+                1.0 - total((fig - out) ** 2) / total((base - out) ** 2))
+
+
 def summary(rows, boot: int = 1000, seed: int = 0) -> dict:
     """The report's numbers (module doc) as data."""
-    games = np.array([g for g, _ in rows])
-    fig = np.array([r["figure"] for _, r in rows])
-    out = np.array([r["outcome"] for _, r in rows])
-    base = np.array([1.0 / r["n"] for _, r in rows])
-    draw = np.array([r["draw"] > 0 for _, r in rows])
+    games, fig, out, base, draw = _arrays(rows)
     rng = np.random.default_rng(seed)
 
     def with_ci(select, rng=rng):
         point = _stats(fig[select], out[select], base[select]) if select.any() else (None, None)
         total = _totals(*group_bootstrap(games, boot, rng), select)
-        n = total(np.ones(len(fig)))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            bias = total(fig - out) / n
-            skill = 1.0 - total((fig - out) ** 2) / total((base - out) ** 2)
+        n, bias, skill = _resampled(total, fig, out, base)
         return {"decisions": int(select.sum()), "bias": point[0],
                 "bias_ci95": percentile_ci(bias[n > 0]), "brier_skill": point[1],
                 "brier_skill_ci95": percentile_ci(skill[n > 0])}
@@ -391,11 +402,7 @@ def apart(rows_a, rows_b, boot: int = 1000, seed: int = 0) -> dict:
     sides = []
     rng = np.random.default_rng(seed)
     for rows in (rows_a, rows_b):
-        games = np.array([g for g, _ in rows])
-        fig = np.array([r["figure"] for _, r in rows])
-        out = np.array([r["outcome"] for _, r in rows])
-        base = np.array([1.0 / r["n"] for _, r in rows])
-        draw = np.array([r["draw"] > 0 for _, r in rows])
+        games, fig, out, base, draw = _arrays(rows)
         sides.append((fig, out, base, draw, group_bootstrap(games, boot, rng)))
 
     def part(name):
@@ -405,11 +412,7 @@ def apart(rows_a, rows_b, boot: int = 1000, seed: int = 0) -> dict:
                       "no_draw_pile": ~draw}[name]
             if not select.any():
                 return None
-            total = _totals(inverse, counts, select)
-            n = total(np.ones(len(fig)))
-            with np.errstate(invalid="ignore", divide="ignore"):
-                draws.append((total(fig - out) / n,
-                              1.0 - total((fig - out) ** 2) / total((base - out) ** 2)))
+            draws.append(_resampled(_totals(inverse, counts, select), fig, out, base)[1:])
             stats.append((int(select.sum()), _stats(fig[select], out[select], base[select])))
         (na, a), (nb, b) = stats
         dbias, dskill = draws[0][0] - draws[1][0], draws[0][1] - draws[1][1]

@@ -86,7 +86,8 @@ STYLES_NOW = "engine:infer_greedy=0.1:end_infer_greedy=0.1"
 #: nodes in the draw phase (210,000; once the draw pile is empty its own): the time its
 #: search saved since engine1, spent on the search, its median draw-phase decision still
 #: within the issue's 1.15 times engine1's (RESULTS-strength.md, rows b2-)
-BUDGET_NOW = "engine:nodes=210000"
+B2_NODES = 210_000
+BUDGET_NOW = f"engine:nodes={B2_NODES}"
 #: generation 5's network and policy model (docs/learning.md, Generation 5): the g5 row's
 #: candidate
 GEN5 = "engine:weights=gen5:end_weights=gen5"
@@ -942,7 +943,7 @@ def b2_decision() -> bool | None:
 
 
 def _b2_in_engine() -> bool:
-    return ENGINE.nodes == 210_000
+    return ENGINE.nodes == B2_NODES
 
 
 def _after_g6(taken: dict) -> list:
