@@ -25,6 +25,7 @@ from palace_solver.game.position import from_text
 from palace_solver.game.rules import VARIANTS, Rules
 from palace_solver.game.state import State
 from palace_solver.live.session import LiveError, Session, Setup
+from palace_solver.sample.calibration import RANDOM_LAYOUTS_NOTE
 
 
 # -- events that cannot happen -----------------------------------------------------------------
@@ -388,12 +389,21 @@ def test_three_player_hints_say_they_are_not_calibrated(tmp_path):
     hint = [json.loads(x) for x in r.output.splitlines()][-1]["suggestions"]
     assert hint["method"] == "search"
     assert any(n.startswith("not calibrated: with three or more players") for n in hint["notes"])
+    three_notes = hint["notes"]
     two = ["live", "--names", "me,bob", "--hand", "9 9 K", "--up", "me: 2 J Q; bob: 4 4 A",
            "--first", "bob", "--no-hints", "--file", str(tmp_path / "t.json"), "--script", "-",
            "--json"]
     r = CliRunner().invoke(cli, two, input="bob 5\nhint 0.2\n")
     hint = [json.loads(x) for x in r.output.splitlines()][-1]["suggestions"]
     assert hint["method"] == "search" and not any("not calibrated" in n for n in hint["notes"])
+    # while the draw pile holds cards, what two players' mapped figures were worth on
+    # layouts at random, as palace analyze says it
+    cal = hint["analysis"]["stats"]["calibration"]
+    assert cal["band"] != "end"
+    assert [n for n in hint["notes"] if RANDOM_LAYOUTS_NOTE in n] == [
+        f"calibrated to the outcomes of the engine's own games (map {cal['map']}); "
+        f"{RANDOM_LAYOUTS_NOTE}"]
+    assert not any(RANDOM_LAYOUTS_NOTE in n for n in three_notes)
 
 
 def test_script_text_mode_and_session_file(tmp_path):

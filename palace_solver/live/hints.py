@@ -53,7 +53,7 @@ from ..game.moves import Move
 from ..game.position import Position
 from ..game.rules import Rules
 from ..jobs.swap import rank_layouts_timed
-from ..sample.calibration import MANY_PLAYERS_NOTE
+from ..sample.calibration import MANY_PLAYERS_NOTE, RANDOM_LAYOUTS_NOTE
 from ..sample.sampler import sample_rng, sample_state
 from ..solve.results import tied_by_pairs, tied_with_best
 
@@ -153,9 +153,13 @@ def hint(pos: Position, time_budget: float = 2.0, seed: int = 0,
         for ply in cont["plies"]:
             for e in ply:
                 e["player"] = names[e["player"]]
-    if a["method"] == "search" and len(names) > 2 and not (a.get("stats") or {}).get(
-            "calibration"):
+    cal = (a.get("stats") or {}).get("calibration")
+    if a["method"] == "search" and len(names) > 2 and not cal:
         notes.append(MANY_PLAYERS_NOTE)
+    if a["method"] == "search" and len(names) == 2 and cal and cal.get("band") != "end":
+        # the map was fitted on the engine's own layouts, and a table's layout is a person's
+        notes.append(f"calibrated to the outcomes of the engine's own games (map "
+                     f"{cal['map']}); {RANDOM_LAYOUTS_NOTE}")
     if partial:
         notes.append(f"some moves are possible only in some of the {a.get('samples')} "
                      f"sampled deals (the count is shown): their figures are for those deals")
