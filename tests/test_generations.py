@@ -281,5 +281,19 @@ def test_the_run_laid_out_at_random_to_learn_from_deals_apart_from_its_test():
     player, engine = make_agent(agent), make_agent("engine")
     assert player.config == engine.config.with_(nodes=120_000, infer_greedy=0.0)
     assert player.endgame == engine.endgame.with_(infer_greedy=0.0)
-    assert not any(run == "layouts-calib" for recipe in gens.RECIPES.values()
+    assert not any(run == "layouts-calib" for recipe in [*gens.RECIPES.values(),
+                                                         *SWEEPS.values()]
                    for run, _ in recipe["runs"])
+
+
+def test_generation_7_learns_from_the_games_laid_out_at_random_and_leaves_its_tests_out():
+    # the whole run, the recorded games since generation 6 and generation 6's data; its
+    # tests (layouts-calib, gen1-calib's games 400 on, t3-noinfer-3p's last 100 starts)
+    # are read by no fit
+    gens = _generations_script()
+    runs = dict(SWEEPS[7]["runs"])
+    assert SWEEPS[7]["runs"][:len(SWEEPS[6]["runs"])] == SWEEPS[6]["runs"]
+    assert runs["layouts-train"] == gens.RUNS["layouts-train"][2]
+    assert runs["row:g6-engine"] == 1000 and runs["gen1-calib"] == 400
+    assert runs["row:t3-noinfer-3p"] == 1200 and "layouts-calib" not in runs
+    assert SWEEPS[7]["init"] == ["gen0", "gen6"]

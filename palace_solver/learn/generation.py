@@ -44,6 +44,12 @@ GEN5_RUNS = GEN4_RUNS + [["row:l1-engine", 1000], ["row:g4-engine", 1000],
 GEN6_RUNS = GEN5_RUNS + [["row:w1-engine", 1000], ["row:g5-engine", 1000],
                          ["row:t3-noinfer-3p", 1200]]
 
+#: generation 7's data: generation 6's, the recorded two-player games of engines against
+#: engines since (g6-engine, generation 6 against 4) and the first games laid out at random
+#: to learn from (layouts-train, generation 4's engine; layouts-calib stays its test)
+#: (docs/learning.md, Generation 7)
+GEN7_RUNS = GEN6_RUNS + [["row:g6-engine", 1000], ["layouts-train", 800]]
+
 #: generation -> recipe. ``runs``: (run, first games) pairs (benchmarks/generations.py
 #: plays the runs); ``init``: the generation it goes on from; ``train``: options of
 #: :func:`palace_solver.learn.train.train`; ``policy``: of :func:`~.policy.fit`.
@@ -117,6 +123,12 @@ SWEEPS: dict = {
         "policy": {"ridge": 1e-3}},
     # generation 5's grid, going on from gen0 or from gen5
     6: {"runs": GEN6_RUNS, "init": ["gen0", "gen5"],
+        "train": {"epochs": [1, 2], "lr": [1.25e-4, 2.5e-4, 5e-4], "decay": [1e-3],
+                  "seed": [0]},
+        "policy": {"ridge": 1e-3}},
+    # the same grid, going on from gen0 or from gen6 (written before layouts-train was
+    # complete and before any of its games was read)
+    7: {"runs": GEN7_RUNS, "init": ["gen0", "gen6"],
         "train": {"epochs": [1, 2], "lr": [1.25e-4, 2.5e-4, 5e-4], "decay": [1e-3],
                   "seed": [0]},
         "policy": {"ridge": 1e-3}},
