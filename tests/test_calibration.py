@@ -345,6 +345,21 @@ def test_the_three_player_note_says_what_its_runs_measured(run, engine):
             f"{out:.2f})" in MANY_PLAYERS_NOTE)
 
 
+def test_the_three_player_note_says_what_its_games_laid_out_at_random_measured():
+    # layouts-calib's three-player games, analysed as t3-noinfer-3p's were
+    calib = load_script("benchmarks/calibration.py")
+    rows = calib.load_rows([ROOT / "benchmarks/results/calibration/"
+                                   "layouts-calib-after-gen4-3p-0000.jsonl"])
+    assert {r["n"] for _, r in rows} == {3}
+    s = calib.summary(rows)
+    a = s["all"]
+    lo, hi = a["bias_ci95"]
+    side = "above" if a["bias"] > 0 else "below"
+    assert (f"on {a['decisions']} decisions of {s['games']} three-player games laid out at "
+            f"random, not as the engine lays out, {abs(a['bias']):.3f} {side} the outcomes "
+            f"on average [{lo:+.3f}, {hi:+.3f}]" in MANY_PLAYERS_NOTE)
+
+
 def test_the_random_layouts_note_says_what_its_run_measured():
     """The note of two-player figures while the draw pile holds cards quotes the analyses
     of layouts-calib's games (docs/learning.md, Layouts the engine's games never hold)."""

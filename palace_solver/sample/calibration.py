@@ -43,7 +43,8 @@ BANDS = (("end", 0, 0), ("late", 1, 9), ("draw", 10, 10_000))
 FALLBACK = "fallback"
 #: What the figures of three or more players are worth without a map, as measured on
 #: held-out three-player games (docs/learning.md, Calibration: Three players, and A map of
-#: three players' own): the notes of palace analyze and of the live hints say it.
+#: three players' own; on layouts at random: Layouts the engine's games never hold): the
+#: notes of palace analyze and of the live hints say it.
 MANY_PLAYERS_NOTE = (
     "not calibrated: with three or more players no map corrects these figures; on 3676 "
     "decisions of 600 three-player games of the engine (generation 4) against itself (two "
@@ -51,9 +52,9 @@ MANY_PLAYERS_NOTE = (
     "below the outcomes on average [-0.016, +0.010], those from 0.6 up 0.01 above (448 "
     "decisions: 0.71 against 0.70); on 671 decisions of 91 three-player games of "
     "generation 1's engine they came out 0.02 above the outcomes on average [-0.01, +0.05], "
-    "those from 0.6 up 0.22 above (73 decisions: 0.72 against 0.50); four or more players "
-    "were never measured, and the learned value can be far too sure on layouts unlike those "
-    "of the engine's games")
+    "those from 0.6 up 0.22 above (73 decisions: 0.72 against 0.50); on 641 decisions of "
+    "89 three-player games laid out at random, not as the engine lays out, 0.009 below the "
+    "outcomes on average [-0.044, +0.023]; four or more players were never measured")
 #: What the two-player figures are worth while the draw pile holds cards on layouts unlike
 #: the engine's own, as measured on games laid out at random (docs/learning.md, Layouts the
 #: engine's games never hold): the map was fitted on the engine's layouts, and the note of
