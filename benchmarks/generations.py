@@ -34,6 +34,9 @@ Runs:
   ``calibration.py`` (no recipe reads them).
 - ``layouts-train``: the same on other deals (``LAYOUTS_TRAIN``): games laid out at random
   for a generation to learn from (docs/learning.md, Layouts the engine's games never hold).
+- ``many-calib``: the same pinned ``engine`` against itself with four and five players
+  (``PLAYERS``): held-out games on which the figures of more than three players are
+  measured (docs/learning.md, Four and five players); no recipe reads them.
 
 ``test`` scores networks on games no recipe trained on (a run's, or a recorded row's:
 ``row:ROW``): each two-player position's value for the mover against the mover's final
@@ -107,11 +110,15 @@ RUNS = {
     "gen1-calib": ("engine", 1, 4000),
     "layouts-calib": ("engine", 3, 400),
     "layouts-train": (LAYOUTS_TRAIN, 4, 800),
+    "many-calib": (LAYOUTS_TRAIN, 5, 400),
 }
 #: Runs whose players lay out otherwise than ``greedy`` (``palace_solver.jobs.match.LAYOUTS``)
 #: layouts-calib: held-out games dealt with layouts at random, to measure the figures on
 #: layouts the engine's own games never hold (docs/learning.md); no recipe reads them.
 LAYOUT = {"layouts-calib": "random", "layouts-train": "random"}
+#: Runs dealt to other player counts than every other run's (two players 3, three 1):
+#: many-calib, half four players and half five, to measure the figures there
+PLAYERS = {"many-calib": {4: 1, 5: 1}}
 
 
 #: Runs whose agent's name builds another agent than the one that played their games, since
@@ -168,7 +175,7 @@ def row_games(path, players: int) -> list:
 
 def run_tasks(run: str, games: int | None = None):
     agent, seed, asked = RUNS[run]
-    return game_tasks(games or asked, seed=seed, agent=agent,
+    return game_tasks(games or asked, seed=seed, agent=agent, players=PLAYERS.get(run),
                       layout=LAYOUT.get(run, "greedy"))
 
 

@@ -10,7 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from palace_solver.learn.engine_games import first_games, game_tasks, play_selfplay_game
+from palace_solver.learn.engine_games import (
+    _game_config,
+    first_games,
+    game_tasks,
+    play_selfplay_game,
+)
 from palace_solver.learn.generation import (
     REBUILD_ATOL,
     RECIPES,
@@ -283,6 +288,21 @@ def test_the_run_laid_out_at_random_to_learn_from_deals_apart_from_its_test():
     assert player.endgame == engine.endgame.with_(infer_greedy=0.0)
     assert not any(run == "layouts-calib" for recipe in [*gens.RECIPES.values(),
                                                          *SWEEPS.values()]
+                   for run, _ in recipe["runs"])
+
+
+def test_the_run_of_four_and_five_players_is_dealt_so_and_read_by_no_recipe():
+    gens = _generations_script()
+    agent, seed, _ = gens.RUNS["many-calib"]
+    assert agent == gens.RUNS["layouts-train"][0]
+    assert seed not in {s for r, (_, s, _) in gens.RUNS.items() if r != "many-calib"}
+    tasks = gens.run_tasks("many-calib", 40)
+    counts = [_game_config(seed, t["id"], t["players"], t["standard"])[0] for t in tasks]
+    assert set(counts) == {4, 5}
+    # the other runs keep their tasks: two players three times in four, three once
+    assert gens.run_tasks("layouts-train", 2)[0]["players"] == {"2": 3, "3": 1}
+    assert not any(run == "many-calib" for recipe in [*gens.RECIPES.values(),
+                                                      *SWEEPS.values()]
                    for run, _ in recipe["runs"])
 
 
