@@ -345,36 +345,33 @@ def test_the_three_player_note_says_what_its_runs_measured(run, engine):
             f"{out:.2f})" in MANY_PLAYERS_NOTE)
 
 
+def _measured(name: str, players: int, phase: str = "all") -> tuple[dict, dict, str]:
+    """A calibration file's summary, one phase's part of it, and that phase's bias as the
+    notes word it (three decimals, its 95% interval)."""
+    calib = load_script("benchmarks/calibration.py")
+    rows = calib.load_rows([ROOT / "benchmarks/results/calibration" / name])
+    assert {r["n"] for _, r in rows} == {players}
+    s = calib.summary(rows)
+    d = s[phase]
+    lo, hi = d["bias_ci95"]
+    side = "above" if d["bias"] > 0 else "below"
+    return s, d, f"{abs(d['bias']):.3f} {side} the outcomes on average [{lo:+.3f}, {hi:+.3f}]"
+
+
 def test_the_three_player_note_says_what_its_games_laid_out_at_random_measured():
     # layouts-calib's three-player games, analysed as t3-noinfer-3p's were
-    calib = load_script("benchmarks/calibration.py")
-    rows = calib.load_rows([ROOT / "benchmarks/results/calibration/"
-                                   "layouts-calib-after-gen4-3p-0000.jsonl"])
-    assert {r["n"] for _, r in rows} == {3}
-    s = calib.summary(rows)
-    a = s["all"]
-    lo, hi = a["bias_ci95"]
-    side = "above" if a["bias"] > 0 else "below"
+    s, a, bias = _measured("layouts-calib-after-gen4-3p-0000.jsonl", 3)
     assert (f"on {a['decisions']} decisions of {s['games']} three-player games laid out at "
-            f"random, not as the engine lays out, {abs(a['bias']):.3f} {side} the outcomes "
-            f"on average [{lo:+.3f}, {hi:+.3f}]" in MANY_PLAYERS_NOTE)
+            f"random, not as the engine lays out, {bias}" in MANY_PLAYERS_NOTE)
 
 
 def test_the_random_layouts_note_says_what_its_run_measured():
     """The note of two-player figures while the draw pile holds cards quotes the analyses
     of layouts-calib's games (docs/learning.md, Layouts the engine's games never hold)."""
-    calib = load_script("benchmarks/calibration.py")
-    rows = calib.load_rows([ROOT / "benchmarks/results/calibration/"
-                                   "layouts-calib-after-0000.jsonl"])
-    assert {r["n"] for _, r in rows} == {2}
-    s = calib.summary(rows)
-    d = s["draw_pile"]
-    lo, hi = d["bias_ci95"]
-    side = "above" if d["bias"] > 0 else "below"
+    s, d, bias = _measured("layouts-calib-after-0000.jsonl", 2, "draw_pile")
     assert (f"on {d['decisions']} decisions of {s['games']} games laid out at random"
             in RANDOM_LAYOUTS_NOTE)
-    assert (f"{abs(d['bias']):.3f} {side} the outcomes on average [{lo:+.3f}, {hi:+.3f}] "
-            f"while the draw pile held cards" in RANDOM_LAYOUTS_NOTE)
+    assert f"{bias} while the draw pile held cards" in RANDOM_LAYOUTS_NOTE
 
 
 def test_pairing_scores_each_side_on_the_decisions_both_hold():
