@@ -12,7 +12,7 @@ from palace_solver.game.position import (
     parse_position,
     to_text,
 )
-from palace_solver.sample.calibration import MANY_PLAYERS_NOTE, RANDOM_LAYOUTS_NOTE
+from palace_solver.sample.calibration import RANDOM_LAYOUTS_NOTE, many_players_note
 from palace_solver.solve.compiled import GraphTooLargeError
 from palace_solver.solve.exact import MAX_SWEEPS
 from palace_solver.solve.results import NotExactError, ties
@@ -106,7 +106,7 @@ def _table(pos, a) -> str:
         if not cal and len(a.loss) > 2:
             # The map is fitted on two-player games only; a newcomer reading 0.2% ±0.1 must
             # not take it for a measured probability.
-            mapped = f", {MANY_PLAYERS_NOTE}"
+            mapped = f", {many_players_note(len(a.loss))}"
         notes.append(
             f"note: estimates, not proofs: each figure is the mean over {a.samples} deals of "
             f"the cards this seat cannot see of {how}{mapped}; ± is the 95% interval of that "

@@ -292,7 +292,11 @@ def test_a_search_says_what_its_figures_estimate(tmp_path):
     """The engine's figures on hidden cards are estimates: the table says of what (the
     search's depth and the value at its horizon, or greedy playouts), matching the JSON."""
     from palace_solver.cli.analyze_cmd import _table
-    from palace_solver.sample.calibration import MANY_PLAYERS_NOTE, RANDOM_LAYOUTS_NOTE
+    from palace_solver.sample.calibration import (
+        MANY_PLAYERS_NOTE,
+        RANDOM_LAYOUTS_NOTE,
+        many_players_note,
+    )
     from palace_solver.sample.drawsearch import HINT1, analyze_search
 
     hidden = str(ROOT / "examples" / "hidden.json")
@@ -325,6 +329,12 @@ def test_a_search_says_what_its_figures_estimate(tmp_path):
     a3 = analyze_search(three, samples=4, nodes=8000, seed=0)
     assert a3.stats["calibration"] is None
     assert MANY_PLAYERS_NOTE in _table(three, a3)
+    # four players: what was measured with three is not theirs
+    four = load_position("standard | me: 9 9 K / 2 J Q / 3 ; bob: ?3 / 4 4 A / 3 ; "
+                         "ann: ?3 / 5 6 7 / 3 ; cy: ?3 / 8 10 3 / 3 | pile 5 6 | draw 14 | "
+                         "to_move 0")
+    text4 = _table(four, analyze_search(four, samples=4, nodes=8000, seed=0))
+    assert many_players_note(4) in text4 and MANY_PLAYERS_NOTE not in text4
     # with a map of three players' own the note names it, and how the others' figures moved
     map3 = tmp_path / "calibration-three.json"
     map3.write_text(json.dumps({"players": 3, "params": {"draw": [0.7, -0.2]}}))

@@ -15,8 +15,8 @@ from palace_solver.game.position import from_text
 from palace_solver import analysis
 from palace_solver.learn.calibration import fit_band, fit_map, search_rows
 from palace_solver.sample.calibration import (
-    BANDS, CERTAIN, FALLBACK, MANY_PLAYERS_NOTE, RANDOM_LAYOUTS_NOTE, CalibrationMap, band,
-    load_map, row_band)
+    BANDS, CERTAIN, FALLBACK, MANY_PLAYERS_NOTE, MEASURED, RANDOM_LAYOUTS_NOTE, CalibrationMap,
+    band, load_map, many_players_note, row_band)
 from palace_solver.sample.drawsearch import (FALLBACK_CALIBRATION, HINT, HINT_END,
                                              analyze_search)
 from palace_solver.solve.results import ties
@@ -343,6 +343,15 @@ def test_the_three_player_note_says_what_its_runs_measured(run, engine):
     out = sum(d["count"] * d["mean_outcome"] for d in high) / n
     assert (f"those from 0.6 up {fig - out:.2f} above ({n} decisions: {fig:.2f} against "
             f"{out:.2f})" in MANY_PLAYERS_NOTE)
+
+
+def test_the_note_of_more_players_than_were_measured_does_not_borrow_three_players_figures():
+    assert many_players_note(3) == MANY_PLAYERS_NOTE and MEASURED[3] in MANY_PLAYERS_NOTE
+    for n in range(3, 8):
+        note = many_players_note(n)
+        assert note.startswith("not calibrated: with three or more players no map")
+        assert (MEASURED[3] in note) == (n == 3)
+        assert (n in MEASURED) != (f"figures of {n} players were never compared" in note)
 
 
 def _measured(name: str, players: int, phase: str = "all") -> tuple[dict, dict, str]:

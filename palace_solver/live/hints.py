@@ -53,7 +53,7 @@ from ..game.moves import Move
 from ..game.position import Position
 from ..game.rules import Rules
 from ..jobs.swap import rank_layouts_timed
-from ..sample.calibration import MANY_PLAYERS_NOTE, RANDOM_LAYOUTS_NOTE
+from ..sample.calibration import RANDOM_LAYOUTS_NOTE, many_players_note
 from ..sample.sampler import sample_rng, sample_state
 from ..solve.results import tied_by_pairs, tied_with_best
 
@@ -155,7 +155,7 @@ def hint(pos: Position, time_budget: float = 2.0, seed: int = 0,
                 e["player"] = names[e["player"]]
     cal = (a.get("stats") or {}).get("calibration")
     if a["method"] == "search" and len(names) > 2 and not cal:
-        notes.append(MANY_PLAYERS_NOTE)
+        notes.append(many_players_note(len(names)))
     if a["method"] == "search" and len(names) == 2 and cal and cal.get("band") != "end":
         # the map was fitted on the engine's own layouts, and a table's layout is a person's
         notes.append(f"calibrated to the outcomes of the engine's own games (map "

@@ -41,20 +41,37 @@ BANDS = (("end", 0, 0), ("late", 1, 9), ("draw", 10, 10_000))
 #: empty, the graph too large for the budget): its figures at the horizon, not those it
 #: proved, which are exact
 FALLBACK = "fallback"
-#: What the figures of three or more players are worth without a map, as measured on
-#: held-out three-player games (docs/learning.md, Calibration: Three players, and A map of
-#: three players' own; on layouts at random: Layouts the engine's games never hold): the
-#: notes of palace analyze and of the live hints say it.
-MANY_PLAYERS_NOTE = (
-    "not calibrated: with three or more players no map corrects these figures; on 3676 "
-    "decisions of 600 three-player games of the engine (generation 4) against itself (two "
-    "seats of it dealing hidden hands uniformly; never trained on) they came out 0.002 "
-    "below the outcomes on average [-0.016, +0.010], those from 0.6 up 0.01 above (448 "
-    "decisions: 0.71 against 0.70); on 671 decisions of 91 three-player games of "
-    "generation 1's engine they came out 0.02 above the outcomes on average [-0.01, +0.05], "
-    "those from 0.6 up 0.22 above (73 decisions: 0.72 against 0.50); on 641 decisions of "
-    "89 three-player games laid out at random, not as the engine lays out, 0.009 below the "
-    "outcomes on average [-0.044, +0.023]; four or more players were never measured")
+#: The start of the note of every figure of three or more players: the maps are fitted on
+#: two-player games (a three-player map was fitted and not taken, docs/learning.md)
+NO_MAP = "not calibrated: with three or more players no map corrects these figures"
+#: player count -> what its figures are worth without a map, as measured on held-out games
+#: of that many players (docs/learning.md, Calibration: Three players, A map of three
+#: players' own; on layouts at random: Layouts the engine's games never hold)
+MEASURED = {
+    3: ("on 3676 decisions of 600 three-player games of the engine (generation 4) against "
+        "itself (two seats of it dealing hidden hands uniformly; never trained on) they came "
+        "out 0.002 below the outcomes on average [-0.016, +0.010], those from 0.6 up 0.01 "
+        "above (448 decisions: 0.71 against 0.70); on 671 decisions of 91 three-player "
+        "games of generation 1's engine they came out 0.02 above the outcomes on average "
+        "[-0.01, +0.05], those from 0.6 up 0.22 above (73 decisions: 0.72 against 0.50); on "
+        "641 decisions of 89 three-player games laid out at random, not as the engine lays "
+        "out, 0.009 below the outcomes on average [-0.044, +0.023]"),
+}
+
+
+def many_players_note(n: int) -> str:
+    """The note of palace analyze and of the live hints under figures of ``n`` >= 3 players:
+    that no map corrects them, and what they were measured to be worth with ``n`` players,
+    or that they never were."""
+    if n in MEASURED:
+        return f"{NO_MAP}; {MEASURED[n]}"
+    return (f"{NO_MAP}; figures of {n} players were never compared with outcomes, and no "
+            f"network learned from a game of more than three (those of three players were: "
+            f"palace analyze's note on a three-player position)")
+
+
+#: The note of three players' figures (the tests and docs name it so)
+MANY_PLAYERS_NOTE = many_players_note(3)
 #: What the two-player figures are worth while the draw pile holds cards on layouts unlike
 #: the engine's own, as measured on games laid out at random (docs/learning.md, Layouts the
 #: engine's games never hold): the map was fitted on the engine's layouts, and the note of
