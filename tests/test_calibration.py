@@ -351,7 +351,7 @@ def test_the_note_of_more_players_than_were_measured_does_not_borrow_three_playe
         note = many_players_note(n)
         assert note.startswith("not calibrated: with three or more players no map")
         assert (MEASURED[3] in note) == (n == 3)
-        assert (n in MEASURED) != (f"figures of {n} players were never compared" in note)
+        assert (n in MEASURED) != (f"with {n} players they were never compared" in note)
 
 
 def _measured(name: str, players: int, phase: str = "all") -> tuple[dict, dict, str]:

@@ -65,13 +65,13 @@ def many_players_note(n: int) -> str:
     or that they never were."""
     if n in MEASURED:
         return f"{NO_MAP}; {MEASURED[n]}"
-    return (f"{NO_MAP}; figures of {n} players were never compared with outcomes, and no "
-            f"network learned from a game of more than three (those of three players were: "
-            f"palace analyze's note on a three-player position)")
+    return (f"{NO_MAP}; with {n} players they were never compared with outcomes, and no "
+            f"network learned from a game of more than three players")
 
 
 #: The note of three players' figures (the tests and docs name it so)
 MANY_PLAYERS_NOTE = many_players_note(3)
+
 #: What the two-player figures are worth while the draw pile holds cards on layouts unlike
 #: the engine's own, as measured on games laid out at random (docs/learning.md, Layouts the
 #: engine's games never hold): the map was fitted on the engine's layouts, and the note of
