@@ -318,47 +318,55 @@ def test_the_published_held_out_figures_rebuild_from_their_file():
     assert [round(x, 3) for x in s["no_draw_pile"]["brier_skill_ci95"]] == [0.257, 0.457]
 
 
-@pytest.mark.parametrize("run, engine", [
-    ("gen1-calib-after-gen4-3p-0400.jsonl", "generation 1's engine"),
-    ("row-t3-noinfer-3p-after-gen4-3p-0000.jsonl", "the engine (generation 4) against itself")])
-def test_the_three_player_note_says_what_its_runs_measured(run, engine):
-    """The note of three-player figures (palace analyze, the live hints) quotes the
-    held-out three-player runs (docs/learning.md, Calibration: Three players)."""
+@pytest.mark.parametrize("run, players, engine", [
+    ("gen1-calib-after-gen4-3p-0400.jsonl", 3, "three-player games of generation 1's engine"),
+    ("row-t3-noinfer-3p-after-gen4-3p-0000.jsonl", 3,
+     "three-player games of the engine (generation 4) against itself"),
+    ("many-calib-after-gen4-4p-0*.jsonl", 4,
+     "four-player games of the engine (generation 4) against itself"),
+    ("many-calib-after-gen4-5p-0*.jsonl", 5,
+     "five-player games of the engine (generation 4) against itself")])
+def test_the_many_player_notes_say_what_their_runs_measured(run, players, engine):
+    """The note of three-, four- and five-player figures (palace analyze, the live hints)
+    quotes the held-out runs of that many players (docs/learning.md, Calibration: Three
+    players; Four and five players)."""
     calib = load_script("benchmarks/calibration.py")
-    rows = calib.load_rows([ROOT / "benchmarks/results/calibration" / run])
-    assert {r["n"] for _, r in rows} == {3}
+    rows = calib.load_rows(sorted((ROOT / "benchmarks/results/calibration").glob(run)))
+    assert {r["n"] for _, r in rows} == {players}
     s = calib.summary(rows)
     lo, hi = s["all"]["bias_ci95"]
     bias = s["all"]["bias"]
-    assert f"on {s['all']['decisions']} decisions of {s['games']} three-player games" \
-        in MANY_PLAYERS_NOTE
-    assert engine in MANY_PLAYERS_NOTE
+    note = many_players_note(players)
+    assert f"on {s['all']['decisions']} decisions of {s['games']} {engine}" in note
     digits = 2 if abs(bias) >= 0.01 else 3
     side = "above" if bias > 0 else "below"
     assert (f"{abs(bias):.{digits}f} {side} the outcomes on average "
-            f"[{lo:+.{digits}f}, {hi:+.{digits}f}]" in MANY_PLAYERS_NOTE)
+            f"[{lo:+.{digits}f}, {hi:+.{digits}f}]" in note)
     high = [d for d in s["deciles"] if d["decile"][0] >= 0.6 and d["count"]]
     n = sum(d["count"] for d in high)
     fig = sum(d["count"] * d["mean_figure"] for d in high) / n
     out = sum(d["count"] * d["mean_outcome"] for d in high) / n
     assert (f"those from 0.6 up {fig - out:.2f} above ({n} decisions: {fig:.2f} against "
-            f"{out:.2f})" in MANY_PLAYERS_NOTE)
+            f"{out:.2f})" in note)
 
 
-def test_the_note_of_more_players_than_were_measured_does_not_borrow_three_players_figures():
-    assert many_players_note(3) == MANY_PLAYERS_NOTE and MEASURED[3] in MANY_PLAYERS_NOTE
+def test_each_player_counts_note_quotes_its_own_measurements_and_no_other():
+    assert many_players_note(3) == MANY_PLAYERS_NOTE and set(MEASURED) == {3, 4, 5}
     for n in range(3, 8):
         note = many_players_note(n)
         assert note.startswith("not calibrated: with three or more players no map")
-        assert (MEASURED[3] in note) == (n == 3)
+        assert [m for m in MEASURED if MEASURED[m] in note] == ([n] if n in MEASURED else [])
         assert (n in MEASURED) != (f"with {n} players they were never compared" in note)
 
 
 def _measured(name: str, players: int, phase: str = "all") -> tuple[dict, dict, str]:
-    """A calibration file's summary, one phase's part of it, and that phase's bias as the
-    notes word it (three decimals, its 95% interval)."""
+    """The summary of a run's calibration files (``name``, a pattern for files in blocks),
+    one phase's part of it, and that phase's bias as the notes word it (three decimals, its
+    95% interval)."""
     calib = load_script("benchmarks/calibration.py")
-    rows = calib.load_rows([ROOT / "benchmarks/results/calibration" / name])
+    files = sorted((ROOT / "benchmarks/results/calibration").glob(name))
+    assert files, name
+    rows = calib.load_rows(files)
     assert {r["n"] for _, r in rows} == {players}
     s = calib.summary(rows)
     d = s[phase]
