@@ -330,10 +330,7 @@ def test_the_many_player_notes_say_what_their_runs_measured(run, players, engine
     """The note of three-, four- and five-player figures (palace analyze, the live hints)
     quotes the held-out runs of that many players (docs/learning.md, Calibration: Three
     players; Four and five players)."""
-    calib = load_script("benchmarks/calibration.py")
-    rows = calib.load_rows(sorted((ROOT / "benchmarks/results/calibration").glob(run)))
-    assert {r["n"] for _, r in rows} == {players}
-    s = calib.summary(rows)
+    s, _, _ = _measured(run, players)
     lo, hi = s["all"]["bias_ci95"]
     bias = s["all"]["bias"]
     note = many_players_note(players)
