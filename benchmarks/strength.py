@@ -88,6 +88,11 @@ STYLES_NOW = "engine:infer_greedy=0.1:end_infer_greedy=0.1"
 #: within the issue's 1.15 times engine1's (RESULTS-strength.md, rows b2-)
 B2_NODES = 210_000
 BUDGET_NOW = f"engine:nodes={B2_NODES}"
+#: ``engine`` as m3-ref-greedy-3p played it (the draw phase's 120,000 nodes and generation
+#: 4's network pinned, whatever the b2 and later decisions make of engine), given the other
+#: seats' hands as they are: what seeing the hands is worth with three players
+#: (RESULTS-strength.md, row o2-greedy-3p)
+SEES_3P = "engine:sees_hands=1:nodes=120000:weights=gen4:end_weights=gen4"
 #: generation 5's network and policy model (docs/learning.md, Generation 5): the g5 row's
 #: candidate
 GEN5 = "engine:weights=gen5:end_weights=gen5"
@@ -352,6 +357,12 @@ ROWS = {
     "b2-greedy-3p": (BUDGET_NOW, "greedy", 3, "full", 1000),
     "b2-engine": (BUDGET_NOW, "engine", 2, "full", 200),
     "b3-greedy-3p": ("engine", "greedy", 3, "full", 500),
+    # What seeing the hands is worth with three players (RESULTS-strength.md, row
+    # o2-greedy-3p): engine as m3-ref-greedy-3p played it, given the others' hands, against
+    # two greedy on the first 500 of that row's starts, paired with it by start; decides
+    # nothing. Size, starts and place (right after o1-engine) fixed on 2026-12-07, before
+    # its first game and before b2-greedy-3p's score was read.
+    "o2-greedy-3p": (SEES_3P, "greedy", 3, "full", 500),
 }
 
 #: Rows begun under an A whose name, since a decision changed ``engine``'s defaults, builds
@@ -375,7 +386,8 @@ SEEDS = {"b1-x4-engine": 1, "f1-greedy": 2, "f1-det": 2, "f1-server_ismcts": 2,
          "s1-engine": 15, "s2-greedy-3p": 16, "x1-engine": 17, "x1-engine-3p": 18,
          "x2-greedy-3p": 19, "g6-engine": 20, "g6-greedy-3p": 21,
          "m3-ref-greedy-3p": 22, "m3-greedy-3p": 22, "m3-engine": 23, "m4-greedy-3p": 24,
-         "b2-greedy-3p": 22, "b2-engine": 25, "b3-greedy-3p": 26}
+         "b2-greedy-3p": 22, "b2-engine": 25, "b3-greedy-3p": 26,
+         "o2-greedy-3p": 22}
 
 
 def row_seed(row: str) -> int:
@@ -405,12 +417,12 @@ QUEUE = ("g1-x4-engine1", "p1-server_ismcts", "p1-engine", "p1-greedy", "e1-engi
 #: after t2-noinfer: the rows after it measure marks met already. Then the w1 rows were
 #: planned, to decide after b1-x4-engine (W1_AFTER; first planned after t2-noinfer) what
 #: engine is, before the rows after it, the two-player then the three-player ablation,
-#: then o1-engine (what seeing the hands is worth, the bound of the ablations), before the
-#: rows of marks met already.
+#: then o1-engine (what seeing the hands is worth, the bound of the ablations), then its
+#: three-player twin o2-greedy-3p (planned 2026-12-07), before the rows of marks met already.
 P2_AFTER_T1 = ("p2-engine", "p2-server_ismcts")
 AFTER_DECISION = ("g1-greedy-3p", "g1-engine1-3p", "f1-greedy", "f1-det", "f1-mos_uct",
                   "b1-x4-engine", "t2-noinfer", "t3-noinfer-3p", "o1-engine",
-                  "f1-server_ismcts", "g4-hint-engine", "e1-server_ismcts")
+                  "o2-greedy-3p", "f1-server_ismcts", "g4-hint-engine", "e1-server_ismcts")
 #: The rows of the c2 decision (contempt on the engine as the p2 and g3 decisions leave it),
 #: played after the g3 decision: c1-engine, planned earlier to decide nothing and not begun,
 #: decides with the new row.
@@ -495,7 +507,7 @@ BEFORE_GEN1 = {row for row in ROWS
                                         "g4-", "t2-", "t3-", "o1-", "w1-", "w2-", "n1-",
                                         "n2-", "g5-", "m1-", "m2-", "s1-", "s2-",
                                         "x1-", "x2-", "g6-", "m3-", "m4-", "b2-",
-                                        "b3-"))}
+                                        "b3-", "o2-"))}
 
 
 def _file(row):

@@ -413,6 +413,15 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert strength.row_seed("o1-engine") not in {strength.row_seed(r) for r in
                                                   strength.ROWS if r != "o1-engine"}
     assert "o1-engine" not in strength.RECORDED
+    # and with three players: engine as m3-ref-greedy-3p played it, given the hands, on the
+    # first 500 of its starts (paired by start), whatever later decisions make of engine
+    assert strength.ROWS["o2-greedy-3p"] == (strength.SEES_3P, "greedy", 3, "full", 500)
+    assert strength.row_seed("o2-greedy-3p") == strength.row_seed("m3-ref-greedy-3p")
+    assert after.index("o2-greedy-3p") == after.index("o1-engine") + 1
+    assert "o2-greedy-3p" not in strength.RECORDED
+    pinned = strength.make_agent(strength.SEES_3P)
+    assert pinned.sees_hands and pinned.config.nodes == 120_000
+    assert (pinned.config.weights, pinned.endgame.weights) == ("gen4", "gen4")
     # the budget row, the dearest, after the rows of the issue's other marks not yet met;
     # f1-server_ismcts, whose mark l1-server_ismcts met, after the rows generation 5 needs
     unmet = [r for r in after if r.startswith(("f1-", "g1-")) and r != "f1-server_ismcts"]
@@ -501,10 +510,12 @@ def test_the_queue_follows_the_rules_decisions_and_stops_where_engine_must_chang
     assert strength.ROWS["m4-greedy-3p"] == ("engine", "greedy", 3, "full", 500)
     assert strength.row_seed("m3-greedy-3p") == strength.row_seed("m3-ref-greedy-3p")
     assert "m3-engine" in strength.RECORDED
-    # (b2-greedy-3p, planned after them, is paired with them on their starts: below)
+    # (b2-greedy-3p and o2-greedy-3p, planned after them, are paired with them on their
+    # starts: below and above)
     for row in ("m3-ref-greedy-3p", "m3-engine", "m4-greedy-3p"):
         others = {strength.row_seed(r) for r in strength.ROWS
-                  if r not in (row, "m3-greedy-3p", "m3-ref-greedy-3p", "b2-greedy-3p")}
+                  if r not in (row, "m3-greedy-3p", "m3-ref-greedy-3p", "b2-greedy-3p",
+                               "o2-greedy-3p")}
         assert strength.row_seed(row) not in others
     # the b2 rows: the candidate on the m3 rows' starts (paired with whichever of them is
     # engine), the candidate against engine with two players on starts of its own
