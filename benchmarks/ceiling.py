@@ -35,6 +35,15 @@ estimate may be).
 +0.45 there), from positions of its own (one a game, drawn with another seed), into
 ``ceiling-end.jsonl``.
 
+``--set w1-engine`` asks both of a second set of positions, planned on 2026-12-07 before
+any of its continuations (:data:`W1`): the decisions of ``w1-engine``'s recorded games
+(generation 4's engine against itself, the games the calibration mark was measured on) that
+``calibration.py`` analysed as ``palace analyze`` ships (``row-w1-engine-after-*``), one a
+game of the row's 500 starts, drawn among the game's analysed decisions of the phase
+and weighted by their number, four continuations each by ``engine`` as it is now (its
+network pinned). There the shipped analysis's figure is scored against the continuations
+beside the game's own (``analysis``, ``ceiling_minus_analysis``).
+
 One batch task a continuation, ``benchmarks/results/ceiling.jsonl``; ``report`` reads each
 stage's continuations as a prefix of the positions' order without a gap (:func:`done_prefix`),
 so that slow games are not left out of what is reported.
@@ -72,6 +81,16 @@ BEGUN_AGENT = "engine"
 #: next two (the report uses, per position, the stages done in order)
 STAGES = (2, 2)
 
+#: the second set: its run, the starts whose games it takes, the engine of its
+#: continuations, the analyses it draws its positions from (``results/calibration``), its
+#: stages, and per phase its output and the seed of its choice of a game's position
+W1 = {"run": "row:w1-engine", "starts": 500, "agent": "engine:weights=gen4:end_weights=gen4",
+      "analyses": ("row-w1-engine-after-0000.jsonl", "row-w1-engine-after-0300.jsonl"),
+      "stages": (4,),
+      "draw": (HERE / "results" / "ceiling-w1-engine.jsonl", "ceiling-w1"),
+      "end": (HERE / "results" / "ceiling-w1-engine-end.jsonl", "ceiling-w1-end")}
+SETS = ("gen1-calib", "w1-engine")
+
 
 def eligible(game: dict, phase: str = "draw") -> list[int]:
     """Decision numbers of a two-player game's play in ``phase`` (the draw pile not empty,
@@ -99,11 +118,43 @@ def positions(games: list, phase: str = "draw") -> list[dict]:
     return out
 
 
+def analysed_positions(games: dict, analyses: dict, phase: str, seed: str) -> list[dict]:
+    """One analysed decision of the phase a game (``analyses``: game -> calibration.py's
+    rows), as :func:`positions` gives them, with the shipped analysis's figure of the move
+    played (``analysis``); in the games' order."""
+    out = []
+    for g in sorted(analyses):
+        rows = [r for r in analyses[g] if (r["draw"] > 0) == (phase == "draw")]
+        if not rows:
+            continue
+        r = random.Random(f"{seed}-{g}").choice(rows)
+        mover, figure, draw = games[g]["figures"][r["k"]]
+        if draw != r["draw"] or games[g]["loss"][mover] != r["outcome"]:
+            raise ValueError(f"game {g}: the analysis of decision {r['k']} is of another one")
+        out.append({"game": g, "decision": r["k"], "weight": len(rows), "mover": mover,
+                    "figure": figure, "analysis": r["figure"], "outcome": r["outcome"]})
+    return out
+
+
+def w1_positions(phase: str) -> list[dict]:
+    """The positions of the second set (:data:`W1`) in ``phase``."""
+    sys.path.insert(0, str(HERE))
+    from generations import SEAT_STRIDE
+
+    from palace_solver.jobs.batch import finished_results
+    analyses = {}
+    for name in W1["analyses"]:
+        for _, res in finished_results(HERE / "results" / "calibration" / name):
+            if res["game"] % SEAT_STRIDE < W1["starts"]:
+                analyses[res["game"]] = res["rows"]
+    return analysed_positions(_games(W1["run"]), analyses, phase, W1[phase][1])
+
+
 def tasks(pos: list[dict], stages=STAGES, agent: str = AGENT, run: str = RUN,
-          phase: str = "draw") -> list[dict]:
+          phase: str = "draw", tag: dict | None = None) -> list[dict]:
     out, first = [], 0
     # the draw phase's tasks are as they were before there were phases (its file resumes)
-    tag = {} if phase == "draw" else {"phase": phase}
+    tag = tag if tag is not None else {} if phase == "draw" else {"phase": phase}
     for size in stages:
         out += [{"id": f"{p['game']}/{c}", "run": run, "game": p["game"],
                  "decision": p["decision"], "cont": c, "agent": agent, **tag}
@@ -151,7 +202,7 @@ def continue_game(task: dict, game: dict | None = None) -> dict:
     from palace_solver.jobs.match import CAP, play_game
     game = game if game is not None else _games(task["run"])[task["game"]]
     rules, s, tracker, history, seen = at_decision(game, task["decision"])
-    tid = task["id"] if "phase" not in task else f"{task['phase']}/{task['id']}"
+    tid = "/".join(str(task[k]) for k in ("set", "phase", "id") if k in task)
     agents = [make_agent(task["agent"], task_seed(7, f"{tid}/{q}")) for q in range(s.n)]
     out = play_game(rules, s, tracker, history, agents, random.Random(f"ceiling-chance-{tid}"),
                     random.Random(task_seed(7, f"{tid}/bots")), CAP - task["decision"], seen=seen)
@@ -161,7 +212,8 @@ def continue_game(task: dict, game: dict | None = None) -> dict:
 
 def ceiling(pos: list[dict], outcomes: list[list[float]], boot: int = 1000, seed: int = 0) -> dict:
     """Ceiling skill and the recorded figures' skill against the continuations
-    ``outcomes`` (per position, its mover's losses: two or more)."""
+    ``outcomes`` (per position, its mover's losses: two or more); the same for the
+    analysis's figures where the positions have them (``analysis``)."""
     import numpy as np
 
     from palace_solver.sample.stats import group_bootstrap, percentile_ci
@@ -171,30 +223,34 @@ def ceiling(pos: list[dict], outcomes: list[list[float]], boot: int = 1000, seed
     w = np.array([p["weight"] for p in pos], dtype=np.float64)
     var = np.array([o.var(ddof=1) for o in ys])
     ref = np.array([((o - 0.5) ** 2).mean() for o in ys])
-    fig = np.array([np.nan if p["figure"] is None else p["figure"] for p in pos])
-    err = np.array([((f - o) ** 2).mean() for f, o in zip(fig, ys)])
-    has = ~np.isnan(fig)
-
     means = np.array([o.mean() for o in ys])
-    # (f - mean)^2 - var / K estimates (f - p)^2 without bias: the figure's distance below
-    # the ceiling, on the positions with a figure, paired by position
-    gap = (fig - means) ** 2 - var / np.array([len(o) for o in ys], dtype=np.float64)
+    kinds = [k for k in ("figure", "analysis") if any(k in p for p in pos)]
+    scored = {}
+    for kind in kinds:
+        fig = np.array([np.nan if p.get(kind) is None else p[kind] for p in pos])
+        err = np.array([((f - o) ** 2).mean() for f, o in zip(fig, ys)])
+        # (f - mean)^2 - var / K estimates (f - p)^2 without bias: the figure's distance
+        # below the ceiling, on the positions with a figure, paired by position
+        gap = (fig - means) ** 2 - var / np.array([len(o) for o in ys], dtype=np.float64)
+        scored[kind] = (~np.isnan(fig), err, gap)
 
     def stats(wt):
-        return {"ceiling": 1 - (wt @ var) / (wt @ ref),
-                "figure": 1 - (wt[has] @ err[has]) / (wt[has] @ ref[has]),
-                "ceiling_minus_figure": (wt[has] @ gap[has]) / (wt[has] @ ref[has])}
+        out = {"ceiling": 1 - (wt @ var) / (wt @ ref)}
+        for kind, (has, err, gap) in scored.items():
+            out[kind] = 1 - (wt[has] @ err[has]) / (wt[has] @ ref[has])
+            out[f"ceiling_minus_{kind}"] = (wt[has] @ gap[has]) / (wt[has] @ ref[has])
+        return out
     point = stats(w)
     _, counts = group_bootstrap(np.arange(len(w)), boot, np.random.default_rng(seed))
     draws = [stats(w * c) for c in counts]
     res = {"positions": len(pos), "continuations": int(sum(len(o) for o in ys)),
            "decisions_represented": int(w.sum())}
-    for key in ("ceiling", "figure"):
+    for key in ["ceiling"] + kinds:
         res[key] = {"brier_skill": round(float(point[key]), 4),
                     "ci95": [round(x, 4) for x in percentile_ci([d[key] for d in draws])]}
-    key = "ceiling_minus_figure"
-    res[key] = {"skill": round(float(point[key]), 4),
-                "ci95": [round(x, 4) for x in percentile_ci([d[key] for d in draws])]}
+    for key in (f"ceiling_minus_{k}" for k in kinds):
+        res[key] = {"skill": round(float(point[key]), 4),
+                    "ci95": [round(x, 4) for x in percentile_ci([d[key] for d in draws])]}
     res["mean_outcome"] = round(float(w @ means / w.sum()), 4)
     res["draw_share"] = round(float(w @ [(o == 0.5).mean() for o in ys] / w.sum()), 4)
     return res
@@ -252,23 +308,36 @@ def main(argv=None) -> int:
     for p in (r, o):
         p.add_argument("--phase", choices=list(PHASES), default="draw",
                        help="the positions' phase: draw pile not empty (default) or empty")
+        p.add_argument("--set", choices=SETS, default=SETS[0], dest="positions",
+                       help="the positions: gen1-calib's games 400 on (default), or the "
+                            "analysed decisions of w1-engine's games")
     args = ap.parse_args(argv)
-    out = PHASES[args.phase][0]
-    games = sorted((g, rec) for g, rec in _games(RUN).items() if g >= FIRST)
-    pos = positions(games, args.phase)
+    if args.positions == "w1-engine":
+        out, stages, agent, run = W1[args.phase][0], W1["stages"], W1["agent"], W1["run"]
+        pos = w1_positions(args.phase)
+        todo = tasks(pos, stages, agent, run, args.phase,
+                     tag={"set": "w1-engine", "phase": args.phase})
+        meta = {"run": run, "starts": W1["starts"], "analyses": list(W1["analyses"])}
+    else:
+        out, stages, agent = PHASES[args.phase][0], STAGES, AGENT
+        games = sorted((g, rec) for g, rec in _games(RUN).items() if g >= FIRST)
+        pos = positions(games, args.phase)
+        todo = tasks(pos, phase=args.phase)
+        meta = {"run": RUN, "first_game": FIRST}
     if args.cmd == "run":
         from palace_solver.jobs.batch import run_batch
-        pin(pos, args.phase, out)
-        run_batch(continue_game, tasks(pos, phase=args.phase), jobs=args.jobs, output=out,
-                  label="ceiling")
+        if args.positions == "gen1-calib":
+            pin(pos, args.phase, out)
+        run_batch(continue_game, todo, jobs=args.jobs, output=out, label="ceiling",
+                  progress=True)
         return 0
     from palace_solver.jobs.batch import finished_results
     results = dict(finished_results(out)) if out.exists() else {}
-    keep, ys = done_prefix(pos, results)
+    keep, ys = done_prefix(pos, results, stages)
     if not keep:
-        raise SystemExit(f"{out}: no position has its first {STAGES[0]} continuations yet")
-    res = {"run": RUN, "first_game": FIRST, "phase": args.phase,
-           "positions_planned": len(pos), "agent": AGENT, **ceiling(keep, ys)}
+        raise SystemExit(f"{out}: no position has its first {stages[0]} continuations yet")
+    res = {**meta, "phase": args.phase, "positions_planned": len(pos), "agent": agent,
+           **ceiling(keep, ys)}
     text = json.dumps(res, indent=1)
     print(text)
     if args.output:

@@ -148,3 +148,94 @@ def test_the_files_resume_under_the_pinned_engine_which_played_them():
         assert head["fingerprint"] == batch_fingerprint(ceil.continue_game,
                                                         ceil.tasks(pos, phase=phase)), phase
         assert ceil.pin(pos, phase, out) is False   # nothing more to move
+
+
+def _analyses(games, phase_rows):
+    """calibration.py's rows for the fixture's games: each decision with a choice, its
+    draw pile, the mover's outcome and a figure of its own (to tell which one was taken)."""
+    out = {}
+    for g, game in games:
+        rows = [{"k": k, "draw": st.draw_pile, "outcome": game["loss"][st.to_move],
+                 "figure": k / 1000, "method": "search"}
+                for st, _, _, k in replay(game) if len(st.legal_moves()) > 1]
+        out[g] = rows[:phase_rows]
+    return out
+
+
+@pytest.mark.parametrize("phase", ["draw", "end"])
+def test_the_second_set_takes_one_analysed_decision_of_the_phase_a_game(games, phase):
+    ceil = _script()
+    analyses = _analyses(games, 10_000)
+    pos = ceil.analysed_positions(dict(games), analyses, phase, "seed")
+    assert pos and [p["game"] for p in pos] == sorted({p["game"] for p in pos})
+    for p in pos:
+        game = dict(games)[p["game"]]
+        rows = [r for r in analyses[p["game"]] if (r["draw"] > 0) == (phase == "draw")]
+        st = replay_state(game, p["decision"])
+        assert (st.draw_pile > 0) == (phase == "draw") and p["weight"] == len(rows)
+        assert p["analysis"] == p["decision"] / 1000       # the analysis of that decision
+        assert p["mover"] == st.to_move and p["outcome"] == game["loss"][st.to_move]
+        assert p["figure"] == game["figures"][p["decision"]][1]
+    assert ceil.analysed_positions(dict(games), analyses, phase, "seed") == pos
+    # a game whose analysed decisions are all of the other phase gives no position
+    other = {g: [r for r in rows if (r["draw"] > 0) != (phase == "draw")]
+             for g, rows in analyses.items()}
+    assert ceil.analysed_positions(dict(games), other, phase, "seed") == []
+
+
+def test_an_analysis_of_another_decision_is_refused(games):
+    ceil = _script()
+    analyses = _analyses(games, 10_000)
+    g = next(g for g, rows in analyses.items() if len({r["draw"] for r in rows}) > 1)
+    a, b = analyses[g][0], next(r for r in analyses[g] if r["draw"] != analyses[g][0]["draw"])
+    analyses = {g: [{**a, "k": b["k"]}]}                    # a's draw pile, b's decision
+    with pytest.raises(ValueError, match="another one"):
+        ceil.analysed_positions(dict(games), analyses, "draw" if a["draw"] else "end", "s")
+
+
+def test_the_analysis_is_scored_against_the_same_continuations():
+    ceil = _script()
+    rng = np.random.default_rng(2)
+    p = rng.uniform(0, 1, 3000)
+    y = (rng.uniform(size=(3000, 4)) < p[:, None]).astype(float)
+    pos = [{"weight": 1, "figure": 0.5, "analysis": float(q)} for q in p]
+    res = ceil.ceiling(pos, y.tolist(), boot=100)
+    truth = 1 - (1 / 6) / (1 / 4)
+    assert res["analysis"]["brier_skill"] == pytest.approx(truth, abs=0.04)
+    assert res["figure"]["brier_skill"] == pytest.approx(0.0, abs=1e-12)
+    assert abs(res["ceiling_minus_analysis"]["skill"]) < 0.02
+    assert res["ceiling_minus_figure"]["skill"] == pytest.approx(
+        res["ceiling"]["brier_skill"], abs=1e-9)
+    # without analyses, as the first set's report was written
+    plain = ceil.ceiling([{"weight": 1, "figure": 0.5}] * 3000, y.tolist(), boot=5)
+    assert "analysis" not in plain and "ceiling_minus_analysis" not in plain
+
+
+def test_the_second_set_s_tasks_name_their_set_and_phase_and_its_chance_is_its_own(games):
+    ceil = _script()
+    g, game = games[0]
+    k = ceil.eligible(game, "draw")[0]
+    pos = [{"game": g, "decision": k}]
+    w1 = ceil.tasks(pos, ceil.W1["stages"], "greedy", "run", "draw",
+                    tag={"set": "w1-engine", "phase": "draw"})
+    assert [t["id"] for t in w1] == [f"{g}/{c}" for c in range(4)]
+    assert all(t["set"] == "w1-engine" and t["phase"] == "draw" for t in w1)
+    first = ceil.tasks(pos, agent="greedy", run="run")[0]
+    assert first["id"] == w1[0]["id"] and "set" not in first
+    # the same game, decision and ids in the two sets: other chance (seeded by set, phase
+    # and id), so the two sets' continuations are not copies of each other
+    runs = [[ceil.continue_game({**t, "id": f"{g}/{c}"}, game) for c in range(6)]
+            for t in (first, w1[0])]
+    assert [r["decisions"] for r in runs[0]] != [r["decisions"] for r in runs[1]]
+    assert all(r["mover"] == replay_state(game, k).to_move for run in runs for r in run)
+
+
+def test_the_second_set_draws_from_the_analyses_of_w1_engine_s_games():
+    # the set as planned (2026-12-07): every start of the row, both phases, engine's network
+    # pinned; the positions come from the analyses the calibration mark was measured on
+    ceil = _script()
+    assert ceil.W1["run"] == "row:w1-engine" and ceil.W1["starts"] == 500
+    assert ceil.W1["stages"] == (4,)
+    assert make_agent(ceil.W1["agent"]).config.weights == "gen4"
+    for name in ceil.W1["analyses"]:
+        assert (ceil.HERE / "results" / "calibration" / name).exists(), name
