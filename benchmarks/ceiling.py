@@ -150,6 +150,12 @@ def w1_positions(phase: str) -> list[dict]:
     return analysed_positions(_games(W1["run"]), analyses, phase, W1[phase][1])
 
 
+def w1_tasks(pos: list[dict], phase: str) -> list[dict]:
+    """The second set's continuations of ``pos`` in ``phase`` (:data:`W1`)."""
+    return tasks(pos, W1["stages"], W1["agent"], W1["run"], phase,
+                 tag={"set": "w1-engine", "phase": phase})
+
+
 def tasks(pos: list[dict], stages=STAGES, agent: str = AGENT, run: str = RUN,
           phase: str = "draw", tag: dict | None = None) -> list[dict]:
     out, first = [], 0
@@ -315,8 +321,7 @@ def main(argv=None) -> int:
     if args.positions == "w1-engine":
         out, stages, agent, run = W1[args.phase][0], W1["stages"], W1["agent"], W1["run"]
         pos = w1_positions(args.phase)
-        todo = tasks(pos, stages, agent, run, args.phase,
-                     tag={"set": "w1-engine", "phase": args.phase})
+        todo = w1_tasks(pos, args.phase)
         meta = {"run": run, "starts": W1["starts"], "analyses": list(W1["analyses"])}
     else:
         out, stages, agent = PHASES[args.phase][0], STAGES, AGENT

@@ -239,3 +239,18 @@ def test_the_second_set_draws_from_the_analyses_of_w1_engine_s_games():
     assert make_agent(ceil.W1["agent"]).config.weights == "gen4"
     for name in ceil.W1["analyses"]:
         assert (ceil.HERE / "results" / "calibration" / name).exists(), name
+
+
+def test_the_second_set_s_draw_phase_file_resumes_under_its_planned_tasks():
+    # begun 2026-12-07 with every position of the plan, four continuations each
+    import json
+
+    from palace_solver.jobs.batch import batch_fingerprint
+    ceil = _script()
+    ceil.continue_game.__module__ = "__main__"      # as `python benchmarks/ceiling.py run`
+    pos = ceil.w1_positions("draw")
+    todo = ceil.w1_tasks(pos, "draw")
+    assert all(t["agent"] == ceil.W1["agent"] and t["set"] == "w1-engine" for t in todo)
+    head = json.loads(ceil.W1["draw"][0].open().readline())
+    assert head["tasks"] == len(todo) == 4 * 952
+    assert head["fingerprint"] == batch_fingerprint(ceil.continue_game, todo)
