@@ -318,6 +318,9 @@ def main(argv=None) -> int:
                        help="the positions: gen1-calib's games 400 on (default), or the "
                             "analysed decisions of w1-engine's games")
     args = ap.parse_args(argv)
+    sys.path.insert(0, str(HERE))
+    import provenance
+    rec = provenance.record(None if argv is None else ["benchmarks/ceiling.py", *argv])
     if args.positions == "w1-engine":
         out, stages, agent, run = W1[args.phase][0], W1["stages"], W1["agent"], W1["run"]
         pos = w1_positions(args.phase)
@@ -343,10 +346,10 @@ def main(argv=None) -> int:
         raise SystemExit(f"{out}: no position has its first {stages[0]} continuations yet")
     res = {**meta, "phase": args.phase, "positions_planned": len(pos), "agent": agent,
            **ceiling(keep, ys)}
-    text = json.dumps(res, indent=1)
-    print(text)
+    print(json.dumps(res, indent=1))
     if args.output:
-        args.output.write_text(text + "\n")
+        # the report's own record (the continuations' tasks name the engine that played)
+        provenance.write(args.output, res, rec)
     return 0
 
 
