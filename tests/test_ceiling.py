@@ -150,7 +150,7 @@ def test_the_files_resume_under_the_pinned_engine_which_played_them():
         assert ceil.pin(pos, phase, out) is False   # nothing more to move
 
 
-def _analyses(games, phase_rows):
+def _analyses(games):
     """calibration.py's rows for the fixture's games: each decision with a choice, its
     draw pile, the mover's outcome and a figure of its own (to tell which one was taken)."""
     out = {}
@@ -158,14 +158,14 @@ def _analyses(games, phase_rows):
         rows = [{"k": k, "draw": st.draw_pile, "outcome": game["loss"][st.to_move],
                  "figure": k / 1000, "method": "search"}
                 for st, _, _, k in replay(game) if len(st.legal_moves()) > 1]
-        out[g] = rows[:phase_rows]
+        out[g] = rows
     return out
 
 
 @pytest.mark.parametrize("phase", ["draw", "end"])
 def test_the_second_set_takes_one_analysed_decision_of_the_phase_a_game(games, phase):
     ceil = _script()
-    analyses = _analyses(games, 10_000)
+    analyses = _analyses(games)
     pos = ceil.analysed_positions(dict(games), analyses, phase, "seed")
     assert pos and [p["game"] for p in pos] == sorted({p["game"] for p in pos})
     for p in pos:
@@ -185,7 +185,7 @@ def test_the_second_set_takes_one_analysed_decision_of_the_phase_a_game(games, p
 
 def test_an_analysis_of_another_decision_is_refused(games):
     ceil = _script()
-    analyses = _analyses(games, 10_000)
+    analyses = _analyses(games)
     g = next(g for g, rows in analyses.items() if len({r["draw"] for r in rows}) > 1)
     a, b = analyses[g][0], next(r for r in analyses[g] if r["draw"] != analyses[g][0]["draw"])
     analyses = {g: [{**a, "k": b["k"]}]}                    # a's draw pile, b's decision
