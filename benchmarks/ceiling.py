@@ -320,7 +320,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     sys.path.insert(0, str(HERE))
     import provenance
-    rec = provenance.record(None if argv is None else ["benchmarks/ceiling.py", *argv])
+    prov = provenance.record(None if argv is None else ["benchmarks/ceiling.py", *argv])
     if args.positions == "w1-engine":
         out, stages, agent, run = W1[args.phase][0], W1["stages"], W1["agent"], W1["run"]
         pos = w1_positions(args.phase)
@@ -349,7 +349,7 @@ def main(argv=None) -> int:
     print(json.dumps(res, indent=1))
     if args.output:
         # the report's own record (the continuations' tasks name the engine that played)
-        provenance.write(args.output, res, rec)
+        provenance.write(args.output, res, prov)
     return 0
 
 
